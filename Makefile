@@ -1,0 +1,41 @@
+# The README's two commands are `make run` and `make test`; both bring up
+# the local stack first (scripts/stack.sh installs what is missing).
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/guidepost
+
+.PHONY: stack stack-stop build run test test-short bench testdata migrate seed
+
+stack:
+	@bash scripts/stack.sh
+
+stack-stop:
+	@bash scripts/stack-stop.sh
+
+build:
+	$(GO) build -o $(BIN) ./cmd/guidepost
+
+# The service with demo data: migrations, a few hundred guides around Seoul,
+# Busan and Jeju (some with generated photos), then API + worker in one
+# process.
+run: stack build
+	@$(BIN) migrate
+	@$(BIN) seed --demo
+	@echo
+	@echo "guidepost is starting on http://127.0.0.1:8080  (Ctrl-C stops it)"
+	@echo "  try: curl -s 'http://127.0.0.1:8080/v1/guides/nearby?lat=37.5665&lng=126.9780&radius_m=2000&limit=5'"
+	@echo
+	@exec $(BIN) dev
+
+# Every test, against the real PostgreSQL+PostGIS, Redis and S3 server.
+test: stack
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+testdata:
+	bash scripts/gen-testdata.sh
+
+bench: stack build
+	bash scripts/bench.sh

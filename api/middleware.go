@@ -1,0 +1,145 @@
+package api
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+)
+
+const requestIDKey = "request_id"
+
+// withRequestID reuses a sane X-Request-ID from the caller (a proxy or the
+// app) so one id follows a request across systems, else makes one.
+func withRequestID(c *gin.Context) {
+	id := c.GetHeader("X-Request-ID")
+	if !validRequestID(id) {
+		b := make([]byte, 12)
+		rand.Read(b)
+		id = hex.EncodeToString(b)
+	}
+	c.Set(requestIDKey, id)
+	c.Header("X-Request-ID", id)
+	c.Next()
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if r < '!' || r > '~' {
+			return false
+		}
+	}
+	return true
+}
+
+func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+
+// recoverPanics turns a panic into a logged 500 instead of a dropped
+// connection; the server keeps serving.
+func recoverPanics(c *gin.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r == http.ErrAbortHandler {
+				panic(r)
+			}
+			fail(c, fmt.Errorf("panic: %v", r))
+		}
+	}()
+	c.Next()
+}
+
+// accessLog writes one structured line per request.
+func accessLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		start := time.Now()
+		c.Next()
+		level := slog.LevelInfo
+		if c.Writer.Status() >= 500 {
+			level = slog.LevelWarn
+		}
+		log.LogAttrs(c.Request.Context(), level, "request",
+			slog.String("request_id", requestID(c)),
+			slog.String("method", c.Request.Method),
+			slog.String("route", c.FullPath()),
+			slog.String("path", c.Request.URL.Path),
+			slog.Int("status", c.Writer.Status()),
+			slog.Int("bytes", c.Writer.Size()),
+			slog.Duration("took", time.Since(start)),
+			slog.String("user_id", auth.UserID(c.Request.Context())),
+		)
+	}
+}
+
+// httpMetrics records request durations labelled by route template, never
+// the raw path, so ids do not explode the label set.
+type httpMetrics struct{ duration *prometheus.HistogramVec }
+
+func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
+	m := &httpMetrics{duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "guidepost_http_request_duration_seconds",
+		Help:    "HTTP request latency by method, route template and status.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10},
+	}, []string{"method", "route", "status"})}
+	reg.MustRegister(m.duration)
+	return m
+}
+
+func (m *httpMetrics) handler(c *gin.Context) {
+	start := time.Now()
+	c.Next()
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	m.duration.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+}
+
+// authenticate reads a bearer token when one is sent. A bad token is always
+// 401, even on public routes: silently treating it as anonymous would hide
+// a client bug.
+func (s *Server) authenticate(c *gin.Context) {
+	h := c.GetHeader("Authorization")
+	if h == "" {
+		c.Next()
+		return
+	}
+	token, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok {
+		s.unauthorized(c, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the Authorization header must be 'Bearer <token>'"))
+		return
+	}
+	userID, err := s.deps.Auth.Authenticate(strings.TrimSpace(token))
+	if err != nil {
+		s.unauthorized(c, err)
+		return
+	}
+	c.Request = c.Request.WithContext(auth.NewContext(c.Request.Context(), userID))
+	c.Next()
+}
+
+// requireUser guards routes that need an account.
+func (s *Server) requireUser(c *gin.Context) {
+	if auth.UserID(c.Request.Context()) == "" {
+		s.unauthorized(c, guidepost.Errorf(guidepost.EUNAUTHORIZED, "this route needs a bearer token"))
+		return
+	}
+	c.Next()
+}
+
+func (s *Server) unauthorized(c *gin.Context, err error) {
+	c.Header("WWW-Authenticate", `Bearer realm="guidepost"`)
+	fail(c, err)
+}

@@ -1,0 +1,84 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/guidepost/guidepost"
+)
+
+// statusOf is the one table from the application's error vocabulary to
+// HTTP. Feature packages never choose a status themselves.
+var statusOf = map[string]int{
+	guidepost.EINVALID:       http.StatusBadRequest,
+	guidepost.EUNAUTHORIZED:  http.StatusUnauthorized,
+	guidepost.EFORBIDDEN:     http.StatusForbidden,
+	guidepost.ENOTFOUND:      http.StatusNotFound,
+	guidepost.ECONFLICT:      http.StatusConflict,
+	guidepost.ETOOLARGE:      http.StatusRequestEntityTooLarge,
+	guidepost.EUNSUPPORTED:   http.StatusUnsupportedMediaType,
+	guidepost.EUNPROCESSABLE: http.StatusUnprocessableEntity,
+	guidepost.EUNAVAILABLE:   http.StatusServiceUnavailable,
+	guidepost.EINTERNAL:      http.StatusInternalServerError,
+	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+}
+
+// codeMethodNotAllowed exists only at the HTTP layer: no service can ask
+// for it.
+const codeMethodNotAllowed = "method_not_allowed"
+
+// Problem is an RFC 9457 problem detail.
+type Problem struct {
+	Type      string                 `json:"type"`
+	Title     string                 `json:"title"`
+	Status    int                    `json:"status"`
+	Detail    string                 `json:"detail"`
+	Instance  string                 `json:"instance,omitempty"`
+	RequestID string                 `json:"request_id,omitempty"`
+	Errors    []guidepost.FieldError `json:"errors,omitempty"`
+}
+
+// fail answers err as problem+json. Internal errors are logged with the
+// request id and shown only as a generic message.
+func fail(c *gin.Context, err error) {
+	code := guidepost.ErrorCode(err)
+	if errors.Is(err, errClientGone) || c.Request.Context().Err() != nil && code == guidepost.EINTERNAL {
+		// The client hung up; nobody will read an answer. 499 in the logs
+		// keeps these apart from real failures.
+		c.AbortWithStatus(499)
+		return
+	}
+	status, ok := statusOf[code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	if status >= 500 {
+		slog.ErrorContext(c.Request.Context(), "request failed",
+			"request_id", requestID(c), "route", c.FullPath(), "code", code, "err", err)
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Header("Retry-After", "1")
+	}
+	p := Problem{
+		Type:      "/problems/" + code,
+		Title:     http.StatusText(status),
+		Status:    status,
+		Detail:    guidepost.ErrorMessage(err),
+		Instance:  c.Request.URL.Path,
+		RequestID: requestID(c),
+		Errors:    guidepost.ErrorFields(err),
+	}
+	writeProblem(c, p)
+}
+
+func writeProblem(c *gin.Context, p Problem) {
+	c.Header("Content-Type", "application/problem+json")
+	c.Header("Cache-Control", "no-store")
+	// gin keeps a Content-Type that is already set, so problem+json wins.
+	c.AbortWithStatusJSON(p.Status, p)
+}
+
+var errClientGone = errors.New("client closed the request")

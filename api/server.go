@@ -1,0 +1,86 @@
+// Package api is guidepost's HTTP surface and the only package that imports
+// gin. Handlers decode, call a service with the request's context, and
+// encode; every error leaves through one problem+json table.
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+)
+
+// Deps is what the API needs; main wires it. A nil feature service leaves
+// its routes out (the openapi test then tells).
+type Deps struct {
+	Log      *slog.Logger
+	Registry *prometheus.Registry
+	Auth     *auth.Service
+	Media    MediaService
+	Guides   GuideService
+	Checks   []Check
+	Clock    guidepost.Clock
+}
+
+// Server routes HTTP requests to the services.
+type Server struct {
+	deps     Deps
+	engine   *gin.Engine
+	draining atomic.Bool
+}
+
+// New builds the router and registers HTTP metrics on deps.Registry.
+func New(deps Deps) *Server {
+	if deps.Clock == nil {
+		deps.Clock = guidepost.SystemClock{}
+	}
+	gin.SetMode(gin.ReleaseMode)
+	s := &Server{deps: deps, engine: gin.New()}
+	e := s.engine
+	e.HandleMethodNotAllowed = true
+	e.ContextWithFallback = false
+	metrics := newHTTPMetrics(deps.Registry)
+	e.Use(withRequestID, metrics.handler, accessLog(deps.Log), recoverPanics)
+	e.NoRoute(func(c *gin.Context) {
+		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		fail(c, guidepost.Errorf(codeMethodNotAllowed, "method %s is not allowed here", c.Request.Method))
+	})
+	s.routes()
+	return s
+}
+
+func (s *Server) routes() {
+	e := s.engine
+	e.GET("/healthz", s.healthz)
+	e.GET("/readyz", s.readyz)
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
+	e.GET("/openapi.yaml", serveOpenAPI)
+
+	v1 := e.Group("/v1", s.authenticate)
+	s.authRoutes(v1)
+	if s.deps.Media != nil {
+		s.mediaRoutes(v1)
+	}
+	if s.deps.Guides != nil {
+		s.guideRoutes(v1)
+	}
+}
+
+// Handler is the root http.Handler.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Drain makes /readyz fail so load balancers stop sending new work while
+// in-flight requests finish.
+func (s *Server) Drain() { s.draining.Store(true) }
+
+// Routes lists "METHOD /path" for every registered route; the openapi test
+// compares it with the document.
+func (s *Server) Routes() []gin.RouteInfo { return s.engine.Routes() }

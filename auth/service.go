@@ -1,0 +1,131 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/mail"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
+)
+
+// Service implements the account use cases.
+type Service struct {
+	store  Store
+	tokens *Tokens
+	clock  guidepost.Clock
+	// dummyHash is checked against when an email is unknown, so a failed
+	// log-in takes as long whether or not the account exists.
+	dummyHash string
+}
+
+// NewService wires the account use cases.
+func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
+	h, err := hashPassword(rand.Text())
+	if err != nil {
+		panic(err) // crypto/rand never fails on Linux
+	}
+	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h}
+}
+
+// SignupInput is a new account's fields.
+type SignupInput struct {
+	Email       string
+	Password    string
+	DisplayName string
+}
+
+func (in *SignupInput) validate() error {
+	var f guidepost.Fields
+	in.Email = strings.TrimSpace(in.Email)
+	in.DisplayName = strings.TrimSpace(in.DisplayName)
+	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
+		f.Add("email", "must be a valid email address")
+	}
+	if n := utf8.RuneCountInString(in.Password); n < 8 || n > 256 {
+		f.Add("password", "must be 8 to 256 characters")
+	}
+	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
+		f.Add("display_name", "must be 1 to 64 characters")
+	}
+	return f.Err()
+}
+
+// Signup creates an account with a password. A taken email is ECONFLICT.
+func (s *Service) Signup(ctx context.Context, in SignupInput) (Session, error) {
+	if err := in.validate(); err != nil {
+		return Session{}, err
+	}
+	hash, err := hashPassword(in.Password)
+	if err != nil {
+		return Session{}, err
+	}
+	u := User{Email: in.Email, DisplayName: in.DisplayName, PasswordHash: hash}
+	return s.create(ctx, u)
+}
+
+// Guest creates an account with no credentials beyond its token.
+func (s *Service) Guest(ctx context.Context) (Session, error) {
+	return s.create(ctx, User{DisplayName: "Guest " + rand.Text()[:6], Guest: true})
+}
+
+func (s *Service) create(ctx context.Context, u User) (Session, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Session{}, err
+	}
+	u.ID, u.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Microsecond)
+	if err := s.store.CreateUser(ctx, u); err != nil {
+		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+			return Session{}, guidepost.Wrap(guidepost.ECONFLICT, err, "an account with this email already exists")
+		}
+		return Session{}, err
+	}
+	return s.session(u)
+}
+
+// Login checks a password. Both an unknown email and a wrong password are the
+// same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
+func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
+	u, err := s.store.UserByEmail(ctx, strings.TrimSpace(email))
+	hash := u.PasswordHash
+	switch code := guidepost.ErrorCode(err); {
+	case code == guidepost.ENOTFOUND:
+		hash = s.dummyHash
+	case err != nil:
+		return Session{}, err
+	case hash == "":
+		hash = s.dummyHash // an account without a password cannot log in
+	}
+	ok, err := checkPassword(hash, password)
+	if err != nil {
+		return Session{}, fmt.Errorf("auth: user %s: %w", u.ID, err)
+	}
+	if !ok || hash == s.dummyHash {
+		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the email or password is incorrect")
+	}
+	return s.session(u)
+}
+
+// Me returns the caller's account.
+func (s *Service) Me(ctx context.Context, userID string) (User, error) {
+	return s.store.UserByID(ctx, userID)
+}
+
+// Authenticate maps a bearer token to a user id.
+func (s *Service) Authenticate(token string) (string, error) {
+	return s.tokens.Verify(token)
+}
+
+func (s *Service) session(u User) (Session, error) {
+	tok, err := s.tokens.Issue(u.ID)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{User: u, AccessToken: tok, ExpiresIn: s.tokens.ttl}, nil
+}

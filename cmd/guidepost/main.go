@@ -1,0 +1,80 @@
+// Command guidepost is the whole backend in one binary: the HTTP API, the
+// photo worker, migrations and demo data, chosen by subcommand.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/guidepost/guidepost/config"
+)
+
+const usage = `usage: guidepost <command> [flags]
+
+commands:
+  serve     run the HTTP API
+  worker    run the photo worker (any number, on any machines)
+  migrate   apply database migrations, then exit
+  dev       migrations, then the API and a worker in one process (local use)
+  seed      load demo data (guidepost seed -h for flags)
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Getenv); err != nil {
+		fmt.Fprintln(os.Stderr, "guidepost:", err)
+		os.Exit(1)
+	}
+}
+
+// run wires everything for one subcommand. Startup errors are returned, one
+// line naming the dependency, never swallowed.
+func run(ctx context.Context, args []string, stdout io.Writer, getenv func(string) string) error {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return errors.New("no command given")
+	}
+	cfg, err := config.Parse(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stdout)
+	slog.SetDefault(log)
+	switch args[0] {
+	case "serve":
+		return serve(ctx, cfg, log)
+	case "worker":
+		return work(ctx, cfg, log)
+	case "migrate":
+		return migrate(ctx, cfg, log)
+	case "dev":
+		return dev(ctx, cfg, log)
+	case "seed":
+		return seed(ctx, cfg, log, args[1:], stdout)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	default:
+		fmt.Fprint(stdout, usage)
+		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}

@@ -1,0 +1,186 @@
+// Package objstore keeps photo bytes in an S3-compatible object store.
+// It knows nothing of media: keys and meaning belong to the caller.
+package objstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+
+	"github.com/guidepost/guidepost"
+)
+
+// Config names the server and bucket.
+type Config struct {
+	Endpoint  string
+	Region    string
+	Bucket    string
+	AccessKey string
+	SecretKey string
+}
+
+// S3 is a bucket on an S3-compatible server.
+type S3 struct {
+	client  *s3.Client
+	presign *s3.PresignClient
+	bucket  string
+}
+
+// New builds a client. It does not touch the network; call Ping.
+func New(cfg Config) *S3 {
+	client := s3.New(s3.Options{
+		Region:       cfg.Region,
+		BaseEndpoint: aws.String(cfg.Endpoint),
+		UsePathStyle: true,
+		Credentials:  credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, ""),
+		// S3-compatible servers vary in their support of the SDK's default
+		// CRC checksums; the SigV4 payload hash already protects the body.
+		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
+		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
+		// Two quick attempts and no retry quota: when the server is down an
+		// upload must fail fast (503) rather than queue behind backoffs, and
+		// sustained failure must not exhaust a quota that outlives the outage.
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 2
+			o.MaxBackoff = 200 * time.Millisecond
+			o.RateLimiter = ratelimit.None
+		}),
+		HTTPClient: &http.Client{Transport: &http.Transport{
+			MaxIdleConnsPerHost: 64,
+			IdleConnTimeout:     90 * time.Second,
+		}},
+	})
+	return &S3{client: client, presign: s3.NewPresignClient(client), bucket: cfg.Bucket}
+}
+
+// Bucket is the bucket's name.
+func (b *S3) Bucket() string { return b.bucket }
+
+// Ping reports whether the bucket answers; readiness uses it.
+func (b *S3) Ping(ctx context.Context) error {
+	_, err := b.client.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: &b.bucket})
+	return wrap(err, "bucket "+b.bucket)
+}
+
+// CreateBucket makes the bucket if it does not exist.
+func (b *S3) CreateBucket(ctx context.Context) error {
+	_, err := b.client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: &b.bucket})
+	var owned *types.BucketAlreadyOwnedByYou
+	if errors.As(err, &owned) {
+		return nil
+	}
+	return wrap(err, "bucket "+b.bucket)
+}
+
+// Put stores body under key. sha256Hex, when known, is reused as the SigV4
+// payload hash so a 15 MB photo is not hashed a second time.
+func (b *S3) Put(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error {
+	if sha256Hex != "" {
+		ctx = v4.SetPayloadHash(ctx, sha256Hex)
+	}
+	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket:        &b.bucket,
+		Key:           &key,
+		Body:          body,
+		ContentLength: aws.Int64(size),
+		ContentType:   aws.String(contentType),
+	})
+	return wrap(err, key)
+}
+
+// Get opens key for reading; the caller closes it.
+func (b *S3) Get(ctx context.Context, key string) (io.ReadCloser, int64, error) {
+	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})
+	if err != nil {
+		return nil, 0, wrap(err, key)
+	}
+	return out.Body, aws.ToInt64(out.ContentLength), nil
+}
+
+// Exists reports whether key is stored.
+func (b *S3) Exists(ctx context.Context, key string) (bool, error) {
+	_, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
+	if err == nil {
+		return true, nil
+	}
+	if err = wrap(err, key); guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return false, nil
+	}
+	return false, err
+}
+
+// Delete removes key; a missing key is not an error, so retries are safe.
+func (b *S3) Delete(ctx context.Context, key string) error {
+	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.bucket, Key: &key})
+	if err = wrap(err, key); guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return nil
+	}
+	return err
+}
+
+// PresignGet returns a URL that reads key until ttl passes.
+func (b *S3) PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error) {
+	req, err := b.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key},
+		s3.WithPresignExpires(ttl))
+	if err != nil {
+		return "", wrap(err, key)
+	}
+	return req.URL, nil
+}
+
+// Object is one listed key.
+type Object struct {
+	Key          string
+	LastModified time.Time
+	Size         int64
+}
+
+// List calls fn for every key under prefix, page by page, so a sweeper can
+// walk a bucket of millions without holding it in memory.
+func (b *S3) List(ctx context.Context, prefix string, fn func(Object) error) error {
+	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return wrap(err, prefix)
+		}
+		for _, o := range page.Contents {
+			obj := Object{Key: aws.ToString(o.Key), LastModified: aws.ToTime(o.LastModified), Size: aws.ToInt64(o.Size)}
+			if err := fn(obj); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// wrap maps SDK errors to the application vocabulary: a missing key is
+// ENOTFOUND, anything else means the store is unavailable to us right now.
+func wrap(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) {
+		return err // the caller gave up; nothing to report about the store
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "NoSuchKey", "NotFound", "NoSuchBucket":
+			return guidepost.Wrap(guidepost.ENOTFOUND, err, fmt.Sprintf("%s not found", what))
+		}
+	}
+	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
+}

@@ -1,0 +1,111 @@
+// Package sql implements the feature packages' stores on PostgreSQL+PostGIS
+// through pgx. Public store methods own their transaction; private helpers
+// take the pgx.Tx they run in.
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost"
+)
+
+// DB is the connection pool that every store shares.
+type DB struct {
+	Pool *pgxpool.Pool
+}
+
+// Open connects and pings, so a wrong URL or a stopped server fails at start
+// with one line naming PostgreSQL rather than at the first request.
+func Open(ctx context.Context, url string) (*DB, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: bad DATABASE_URL: %w", err)
+	}
+	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: cannot reach %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	return &DB{Pool: pool}, nil
+}
+
+// Close releases every connection.
+func (db *DB) Close() { db.Pool.Close() }
+
+// Ping reports whether PostgreSQL answers; readiness uses it.
+func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
+
+// InTx runs fn in a transaction, committing when it returns nil.
+func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	return pgx.BeginFunc(ctx, db.Pool, fn)
+}
+
+// Register exports pool statistics; pgxpool has no metrics of its own.
+func (db *DB) Register(reg prometheus.Registerer) {
+	gauge := func(name, help string, f func(*pgxpool.Stat) float64) prometheus.Collector {
+		return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "guidepost_db_pool_" + name, Help: help},
+			func() float64 { return f(db.Pool.Stat()) })
+	}
+	counter := func(name, help string, f func(*pgxpool.Stat) float64) prometheus.Collector {
+		return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "guidepost_db_pool_" + name, Help: help},
+			func() float64 { return f(db.Pool.Stat()) })
+	}
+	reg.MustRegister(
+		gauge("acquired_conns", "Connections in use.", func(s *pgxpool.Stat) float64 { return float64(s.AcquiredConns()) }),
+		gauge("idle_conns", "Idle connections.", func(s *pgxpool.Stat) float64 { return float64(s.IdleConns()) }),
+		gauge("total_conns", "Open connections.", func(s *pgxpool.Stat) float64 { return float64(s.TotalConns()) }),
+		gauge("max_conns", "Pool size limit.", func(s *pgxpool.Stat) float64 { return float64(s.MaxConns()) }),
+		counter("acquires_total", "Connections acquired.", func(s *pgxpool.Stat) float64 { return float64(s.AcquireCount()) }),
+		counter("empty_acquires_total", "Acquires that had to wait for a connection.", func(s *pgxpool.Stat) float64 { return float64(s.EmptyAcquireCount()) }),
+		counter("acquire_wait_seconds_total", "Time spent waiting for a connection.", func(s *pgxpool.Stat) float64 { return s.AcquireDuration().Seconds() }),
+	)
+}
+
+// translate turns driver errors into the application vocabulary, so that no
+// SQL text reaches a client and callers can branch on codes.
+func translate(err error, what string) error {
+	var pgErr *pgconn.PgError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, pgx.ErrNoRows):
+		return guidepost.Errorf(guidepost.ENOTFOUND, "%s not found", what)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &pgErr) && pgErr.Code == "23505":
+		return guidepost.Wrap(guidepost.ECONFLICT, err, what+" already exists")
+	case isConnError(err):
+		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
+	default:
+		return err
+	}
+}
+
+// isConnError reports failures to reach the server at all, which callers
+// should see as "unavailable" (retry) rather than as a bug.
+func isConnError(err error) bool {
+	var connErr *pgconn.ConnectError
+	if errors.As(err, &connErr) {
+		return true
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08 is connection exceptions; 57P01-03 the server shutting down.
+		return pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	return pgconn.SafeToRetry(err) || pgconn.Timeout(err)
+}

@@ -1,0 +1,44 @@
+package sql
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost/auth"
+)
+
+// Users stores accounts.
+type Users struct{ db *DB }
+
+var _ auth.Store = (*Users)(nil)
+
+// NewUsers returns the PostgreSQL user store.
+func NewUsers(db *DB) *Users { return &Users{db: db} }
+
+const userColumns = `id::text, coalesce(email, ''), display_name, coalesce(password_hash, ''), guest, created_at`
+
+func (s *Users) CreateUser(ctx context.Context, u auth.User) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`INSERT INTO users (id, email, display_name, password_hash, guest, created_at)
+		 VALUES ($1, nullif($2, ''), $3, nullif($4, ''), $5, $6)`,
+		u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Guest, u.CreatedAt)
+	return translate(err, "user")
+}
+
+func (s *Users) UserByEmail(ctx context.Context, email string) (auth.User, error) {
+	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1)`, email)
+}
+
+func (s *Users) UserByID(ctx context.Context, id string) (auth.User, error) {
+	if !validUUID(id) {
+		return auth.User{}, translate(pgx.ErrNoRows, "user")
+	}
+	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
+}
+
+func (s *Users) one(ctx context.Context, query string, arg any) (auth.User, error) {
+	var u auth.User
+	err := s.db.Pool.QueryRow(ctx, query, arg).Scan(&u.ID, &u.Email, &u.DisplayName, &u.PasswordHash, &u.Guest, &u.CreatedAt)
+	return u, translate(err, "user")
+}
