@@ -16,7 +16,9 @@ import (
 // so several processes starting together apply each migration once and the
 // others wait, then find nothing to do.
 func (db *DB) Migrate(ctx context.Context, log *slog.Logger) error {
-	locker, err := lock.NewPostgresSessionLocker()
+	// Poll every second (the default is 5 s) so a waiting migrator starts soon
+	// after the first finishes; give up after five minutes.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}

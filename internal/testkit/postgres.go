@@ -128,3 +128,26 @@ func DB(t testing.TB) *gsql.DB {
 	t.Cleanup(db.Close)
 	return db
 }
+
+// EmptyDatabaseURL creates a database with nothing in it, not even PostGIS,
+// for tests of the migrations themselves.
+func EmptyDatabaseURL(t testing.TB) string {
+	t.Helper()
+	ctx := context.Background()
+	admin, err := pgx.Connect(ctx, AdminURL())
+	if err != nil {
+		t.Fatalf("testkit: postgres: %v (run `make stack`)", err)
+	}
+	defer admin.Close(ctx)
+	name := fmt.Sprintf("gp_empty_%d_%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := admin.Exec(ctx, `CREATE DATABASE `+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if c, err := pgx.Connect(context.Background(), AdminURL()); err == nil {
+			c.Exec(context.Background(), `DROP DATABASE IF EXISTS `+name+` WITH (FORCE)`)
+			c.Close(context.Background())
+		}
+	})
+	return dbURL(name)
+}

@@ -1,0 +1,71 @@
+package api
+
+import (
+	"bytes"
+	"log/slog"
+	"net/http/httptest"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/goccy/go-yaml"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// The document and the router must describe the same surface: a route
+// missing from the document, or a documented route that does not exist,
+// fails here.
+func TestOpenAPIMatchesRoutes(t *testing.T) {
+	var doc struct {
+		OpenAPI string                    `yaml:"openapi"`
+		Paths   map[string]map[string]any `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(OpenAPI, &doc); err != nil {
+		t.Fatalf("openapi.yaml: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.1") {
+		t.Fatalf("want OpenAPI 3.1, got %q", doc.OpenAPI)
+	}
+	documented := map[string]bool{}
+	for path, ops := range doc.Paths {
+		for method := range ops {
+			if method == "parameters" || method == "summary" || method == "description" {
+				continue
+			}
+			documented[strings.ToUpper(method)+" "+path] = true
+		}
+	}
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	param := regexp.MustCompile(`:([A-Za-z_]+)`)
+	registered := map[string]bool{}
+	for _, r := range s.Routes() {
+		registered[r.Method+" "+param.ReplaceAllString(r.Path, "{$1}")] = true
+	}
+	for _, missing := range diff(registered, documented) {
+		t.Errorf("route %s is not in api/openapi.yaml", missing)
+	}
+	for _, ghost := range diff(documented, registered) {
+		t.Errorf("api/openapi.yaml documents %s, which is not a route", ghost)
+	}
+}
+
+func diff(a, b map[string]bool) []string {
+	var out []string
+	for k := range a {
+		if !b[k] {
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func TestOpenAPIIsServed(t *testing.T) {
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	rec := httptest.NewRecorder()
+	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.yaml", nil))
+	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), OpenAPI) || !strings.Contains(rec.Header().Get("Content-Type"), "yaml") {
+		t.Fatalf("GET /openapi.yaml: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+}

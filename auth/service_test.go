@@ -1,0 +1,133 @@
+package auth_test
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// movableClock lets a test expire a token without sleeping.
+type movableClock struct{ now atomic.Int64 }
+
+func (c *movableClock) Now() time.Time       { return time.Unix(0, c.now.Load()) }
+func (c *movableClock) Add(d time.Duration) { c.now.Add(int64(d)) }
+
+func newService(t *testing.T) (*auth.Service, *movableClock) {
+	clock := &movableClock{}
+	clock.now.Store(time.Now().UnixNano())
+	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
+	return auth.NewService(gsql.NewUsers(testkit.DB(t)), tokens, clock), clock
+}
+
+func TestSignupLoginAndMe(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := context.Background()
+	sess, err := svc.Signup(ctx, auth.SignupInput{Email: "Ana@Example.com", Password: "correct horse", DisplayName: "Ana"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sess.AccessToken == "" || sess.User.ID == "" || sess.ExpiresIn != time.Hour {
+		t.Fatalf("bad session: %+v", sess)
+	}
+	// Emails match case-insensitively.
+	login, err := svc.Login(ctx, "ana@example.com", "correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := svc.Authenticate(login.AccessToken)
+	if err != nil || id != sess.User.ID {
+		t.Fatalf("token names %q, %v; want %q", id, err, sess.User.ID)
+	}
+	me, err := svc.Me(ctx, id)
+	if err != nil || me.DisplayName != "Ana" || me.PasswordHash == "" || me.PasswordHash == "correct horse" {
+		t.Fatalf("me: %+v %v", me, err)
+	}
+}
+
+func TestDuplicateEmailIsConflict(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := context.Background()
+	in := auth.SignupInput{Email: "bo@example.com", Password: "12345678", DisplayName: "Bo"}
+	if _, err := svc.Signup(ctx, in); err != nil {
+		t.Fatal(err)
+	}
+	in.Email = "BO@example.com"
+	if _, err := svc.Signup(ctx, in); guidepost.ErrorCode(err) != guidepost.ECONFLICT {
+		t.Fatalf("want conflict, got %v", err)
+	}
+}
+
+func TestBadLoginSaysNothingAboutWhichFieldWasWrong(t *testing.T) {
+	svc, _ := newService(t)
+	ctx := context.Background()
+	svc.Signup(ctx, auth.SignupInput{Email: "cy@example.com", Password: "password1", DisplayName: "Cy"})
+	_, wrongPassword := svc.Login(ctx, "cy@example.com", "password2")
+	_, unknownEmail := svc.Login(ctx, "nobody@example.com", "password1")
+	for _, err := range []error{wrongPassword, unknownEmail} {
+		if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+			t.Fatalf("want unauthorized, got %v", err)
+		}
+	}
+	if guidepost.ErrorMessage(wrongPassword) != guidepost.ErrorMessage(unknownEmail) {
+		t.Fatal("the two failures must read the same")
+	}
+}
+
+func TestGuestsCannotLogIn(t *testing.T) {
+	svc, _ := newService(t)
+	sess, err := svc.Guest(context.Background())
+	if err != nil || !sess.User.Guest || sess.User.Email != "" {
+		t.Fatalf("guest: %+v %v", sess, err)
+	}
+	if _, err := svc.Login(context.Background(), "", ""); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		t.Fatalf("want unauthorized, got %v", err)
+	}
+}
+
+func TestSignupValidationNamesEveryField(t *testing.T) {
+	svc, _ := newService(t)
+	_, err := svc.Signup(context.Background(), auth.SignupInput{Email: "not-an-email", Password: "short", DisplayName: " "})
+	fields := map[string]bool{}
+	for _, f := range guidepost.ErrorFields(err) {
+		fields[f.Field] = true
+	}
+	if guidepost.ErrorCode(err) != guidepost.EINVALID || !fields["email"] || !fields["password"] || !fields["display_name"] {
+		t.Fatalf("want all three fields named, got %v %v", err, fields)
+	}
+}
+
+func TestExpiredAndTamperedTokensAreRefused(t *testing.T) {
+	svc, clock := newService(t)
+	sess, err := svc.Guest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered := sess.AccessToken[:len(sess.AccessToken)-2] + flip(sess.AccessToken[len(sess.AccessToken)-2:])
+	if _, err := svc.Authenticate(tampered); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		t.Fatalf("tampered token accepted: %v", err)
+	}
+	other := auth.NewTokens(strings.Repeat("x", 32), time.Hour, clock)
+	forged, _ := other.Issue(sess.User.ID)
+	if _, err := svc.Authenticate(forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		t.Fatalf("token signed with another key accepted: %v", err)
+	}
+	clock.Add(time.Hour + time.Second)
+	_, err = svc.Authenticate(sess.AccessToken)
+	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED || !strings.Contains(guidepost.ErrorMessage(err), "expired") {
+		t.Fatalf("expired token: %v", err)
+	}
+}
+
+func flip(s string) string {
+	if s == "AA" {
+		return "BB"
+	}
+	return "AA"
+}
