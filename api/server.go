@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -26,6 +27,10 @@ type Deps struct {
 	Guides   GuideService
 	Checks   []Check
 	Clock    guidepost.Clock
+	// MaxInflight bounds requests served at once (0: 256); beyond it a
+	// request waits up to QueueWait (0: 100 ms) and is then shed with 503.
+	MaxInflight int
+	QueueWait   time.Duration
 }
 
 // Server routes HTTP requests to the services.
@@ -33,19 +38,18 @@ type Server struct {
 	deps     Deps
 	engine   *gin.Engine
 	draining atomic.Bool
+	shed     *shedder
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
 func New(deps Deps) *Server {
-	if deps.Clock == nil {
-		deps.Clock = guidepost.SystemClock{}
-	}
+	deps = deps.withDefaults()
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, engine: gin.New()}
+	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
+	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
 	e.HandleMethodNotAllowed = true
-	e.ContextWithFallback = false
-	metrics := newHTTPMetrics(deps.Registry)
 	e.Use(withRequestID, metrics.handler, accessLog(deps.Log), recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
@@ -57,6 +61,19 @@ func New(deps Deps) *Server {
 	return s
 }
 
+func (d Deps) withDefaults() Deps {
+	if d.Clock == nil {
+		d.Clock = guidepost.SystemClock{}
+	}
+	if d.MaxInflight <= 0 {
+		d.MaxInflight = 256
+	}
+	if d.QueueWait <= 0 {
+		d.QueueWait = 100 * time.Millisecond
+	}
+	return d
+}
+
 func (s *Server) routes() {
 	e := s.engine
 	e.GET("/healthz", s.healthz)
@@ -64,7 +81,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.authenticate)
+	v1 := e.Group("/v1", s.shed.handler, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)

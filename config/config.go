@@ -35,6 +35,8 @@ type Config struct {
 	LogLevel          string
 	ShutdownTimeout   time.Duration
 	MaxUploadBytes    int64
+	MaxInflight       int
+	QueueWait         time.Duration
 }
 
 // Load reads the process environment; Parse reads any lookup function.
@@ -61,6 +63,8 @@ func Parse(getenv func(string) string) (Config, error) {
 		LogLevel:          e.str("LOG_LEVEL", "info"),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
 		MaxUploadBytes:    int64(e.integer("MAX_UPLOAD_BYTES", 25<<20)),
+		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256),
+		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond),
 	}
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		e.fail("LOG_FORMAT", c.LogFormat, "want text or json")

@@ -56,7 +56,8 @@ func dev(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // runAPI serves until ctx ends, then drains: /readyz turns 503, the listener
 // closes, and in-flight requests get cfg.ShutdownTimeout to finish.
 func (a *app) runAPI(ctx context.Context) error {
-	deps := api.Deps{Log: a.log, Registry: a.registry, Checks: a.checks(), Clock: a.clock}
+	deps := api.Deps{Log: a.log, Registry: a.registry, Checks: a.checks(), Clock: a.clock,
+		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait}
 	stop, err := a.wireAPI(ctx, &deps)
 	if err != nil {
 		return err
