@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// runColdStart measures a freshly started `guidepost serve`: it waits for
+// /readyz and at once applies the mixed load open-loop at cfg.Rate (200/s),
+// reporting the first minute apart. A warm server hides what a deploy or a
+// crash-restart does to users.
+//
+// Users and guides are created beforehand (they live in the database, and
+// tokens survive a restart): through the running target if one answers,
+// else through a throw-away server on the same address, stopped before the
+// measured one starts.
+func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
+	addr := cfg.ColdAddr
+	if addr == "" {
+		var err error
+		if addr, err = freeLoopbackAddr(); err != nil {
+			return Summary{}, err
+		}
+	}
+	base := "http://" + addr
+	if _, err := checkTarget(base, cfg.AllowRemote); err != nil {
+		return Summary{}, err
+	}
+	d, _ := cfg.def()
+	fx, hot, setup, err := coldPrep(ctx, cfg, d, base, addr)
+	if err != nil {
+		return Summary{}, err
+	}
+	logPath := serverLogPath(cfg, "coldstart-serve")
+	p, err := startServer(cfg.ServerBin, "serve", addr, logPath)
+	if err != nil {
+		return Summary{}, err
+	}
+	defer p.stop(20 * time.Second)
+	readyAfter, err := waitReady(ctx, base, p, cfg.ReadyTimeout, 10*time.Millisecond)
+	if err != nil {
+		return Summary{}, err
+	}
+	cfg.Log.Info("cold server ready: load starts now", "ready_after", readyAfter.Round(time.Millisecond), "rate", cfg.Rate)
+	sum, err := measure(ctx, cfg, d, base, fx, hot, setup)
+	sum.ColdStart = coldSummary(cfg, sum, readyAfter, addr, logPath)
+	return sum, err
+}
+
+// coldPrep creates the fixture and hot guides before the measured start.
+func coldPrep(ctx context.Context, cfg *Config, d *scenarioDef, base, addr string) (*fixture, []*hotGuide, SetupInfo, error) {
+	if cfg.fx != nil && cfg.hot != nil { // bench made them on its warm server
+		return prepare(ctx, cfg, d, base)
+	}
+	if target, err := checkTarget(cfg.Target, cfg.AllowRemote); err == nil {
+		if _, err := waitReady(ctx, target.String(), nil, time.Second, 100*time.Millisecond); err == nil {
+			cfg.Log.Info("coldstart: setup through the running target", "target", target.String())
+			return prepare(ctx, cfg, d, target.String())
+		}
+	}
+	cfg.Log.Info("coldstart: setup through a temporary server", "addr", addr)
+	p, err := startServer(cfg.ServerBin, "serve", addr, serverLogPath(cfg, "coldstart-prep"))
+	if err != nil {
+		return nil, nil, SetupInfo{}, err
+	}
+	defer p.stop(20 * time.Second)
+	if _, err := waitReady(ctx, base, p, cfg.ReadyTimeout, 50*time.Millisecond); err != nil {
+		return nil, nil, SetupInfo{}, fmt.Errorf("coldstart prep: %w", err)
+	}
+	return prepare(ctx, cfg, d, base)
+}
+
+// coldSummary adds what only runColdStart knows to the windows measure filled.
+func coldSummary(cfg *Config, sum Summary, readyAfter time.Duration, addr, logPath string) *ColdStartSummary {
+	cs := sum.ColdStart
+	if cs == nil {
+		cs = &ColdStartSummary{}
+	}
+	cs.Binary, cs.Addr, cs.ServerLog = cfg.ServerBin, addr, logPath
+	cs.ReadyAfterS, cs.TargetRate = round(readyAfter.Seconds(), 3), cfg.Rate
+	return cs
+}
+
+// coldWindows reports the first minute of load apart from the rest.
+func coldWindows(rec *recorder, loadDur time.Duration) *ColdStartSummary {
+	first := min(loadDur, time.Minute)
+	cs := &ColdStartSummary{FirstMinute: rec.windowSummary(0, round(first.Seconds(), 3))}
+	if rest := loadDur - first; rest > time.Second {
+		w := rec.windowSummary(1, round(rest.Seconds(), 3))
+		cs.After = &w
+	}
+	return cs
+}

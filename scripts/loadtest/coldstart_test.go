@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The test binary doubles as the guidepost binary for coldstart: run with
+// GUIDEPOST_LOAD_FAKE_SERVER=1 it serves the fake API on HTTP_ADDR after a
+// start-up delay, shedding its first requests, until SIGTERM.
+const (
+	fakeServerEnv   = "GUIDEPOST_LOAD_FAKE_SERVER"
+	fakeStartDelay  = 300 * time.Millisecond
+	fakeRejectFirst = 25
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(fakeServerEnv) == "1" {
+		serveFakeProcess()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+func serveFakeProcess() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	time.Sleep(fakeStartDelay) // a server that takes a while to become ready
+	f := newFakeAPI()
+	f.anyToken, f.rejectFirst = true, fakeRejectFirst
+	srv := &http.Server{Addr: os.Getenv("HTTP_ADDR"), Handler: f.handler()}
+	go func() { <-ctx.Done(); _ = srv.Close() }()
+	_ = srv.ListenAndServe()
+}
+
+func TestColdStartAgainstFakeProcess(t *testing.T) {
+	t.Setenv(fakeServerEnv, "1") // inherited by the server subprocess: it becomes the fake
+	setupFake := newFakeAPI()    // users and guides are made here, as on a running server
+	setupSrv := setupFake.start(t)
+	cfg := testConfig(t, "coldstart", setupSrv.URL)
+	cfg.ServerBin = os.Args[0]
+	cfg.Rate, cfg.Duration, cfg.SeedGuides = 60, 1500*time.Millisecond, 10
+	sum, err := run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := sum.ColdStart
+	if cs == nil {
+		t.Fatal("no coldstart summary")
+	}
+	t.Logf("coldstart: %+v first minute %+v", *cs, cs.FirstMinute)
+	if cs.ReadyAfterS < fakeStartDelay.Seconds() || cs.ReadyAfterS > 5 {
+		t.Errorf("ready after %v s, want ≥ %v", cs.ReadyAfterS, fakeStartDelay.Seconds())
+	}
+	if cs.FirstMinute.Rejected != fakeRejectFirst || sum.Failures.ByStatus["503"] != fakeRejectFirst {
+		t.Errorf("503s: first minute %d, by status %d; want %d", cs.FirstMinute.Rejected, sum.Failures.ByStatus["503"], fakeRejectFirst)
+	}
+	// 60/s for 1.5 s: vegeta's ConstantPacer sends hit k at k/60 s, so the
+	// 90th falls on the end and may not be sent.
+	if a := cs.FirstMinute.Arrivals; a < 88 || a > 90 || cs.FirstMinute.Served+fakeRejectFirst != cs.FirstMinute.Requests {
+		t.Errorf("arrivals %d (want ~90 at 60/s for 1.5 s), served %d of %d", cs.FirstMinute.Arrivals, cs.FirstMinute.Served, cs.FirstMinute.Requests)
+	}
+	if cs.TargetRate != 60 || cs.Addr == "" || cs.After != nil {
+		t.Errorf("coldstart fields: %+v", *cs)
+	}
+	if sum.Likes == nil || sum.Likes.Lost != 0 || sum.Likes.Duplicated != 0 || !sum.Likes.Verified {
+		t.Errorf("likes on the cold server: %+v", sum.Likes)
+	}
+}

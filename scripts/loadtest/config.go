@@ -1,0 +1,198 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// Config is one run of the tool. Zero values and `unset` fields take the
+// scenario's defaults in resolve, so tests can fill only what they need.
+type Config struct {
+	Scenario    string
+	Target      string // base URL of the API
+	AllowRemote bool
+
+	Rate     float64       // open loop: arrivals per second
+	VUs      int           // closed loop: concurrent virtual users
+	Duration time.Duration // load phase
+	Ramp     time.Duration // closed loop: time to start all VUs
+	Think    time.Duration // closed loop: mean pause between iterations
+
+	Users      int   // guest accounts to create (at least minUsers and VUs)
+	SeedGuides int   // guides to create before the load
+	HotGuides  int   // fresh guides whose likes are verified
+	PhotoSizes []int // bytes per generated JPEG
+
+	Timeout      time.Duration // per request
+	SetupTimeout time.Duration // signups, seeding, photo generation
+	Drain        time.Duration // bound on waiting for uploads to become ready
+	PollEvery    time.Duration // media status and like read-back interval
+	LikeSettle   time.Duration // bound on waiting for like counts to match
+	MaxInflight  int           // open loop: concurrent iterations before arrivals are dropped
+
+	StepsOn      string // steps: the scenario whose action is stepped
+	StepLen      time.Duration
+	StepStart    float64
+	StepMax      float64
+	StepContinue bool // steps: keep stepping after a step fails
+
+	ServerBin    string // coldstart / -start-server: the guidepost binary
+	ColdAddr     string // coldstart: listen address ("" picks a free loopback port)
+	ReadyTimeout time.Duration
+	StartServer  string // never | auto | always: run `<bin> dev` at the target
+
+	Out        string // folder for summary.json and report.html
+	Benchmarks string // BENCHMARKS.md to append a row to
+	BenchJSON  string // bench: raw JSON of the run ("" = next to Benchmarks)
+	NoWrite    bool   // tests: write nothing
+
+	CommandLine string
+	Log         *slog.Logger
+
+	fx  *fixture    // shared setup (bench); nil: the run builds its own
+	hot []*hotGuide // coldstart: hot guides created before the server restarts
+}
+
+const (
+	unset    = -1
+	minUsers = 200 // the issue's floor: many distinct users, never one shared token
+)
+
+var scenarioNames = []string{"upload", "read", "nearby", "mixed", "likes", "steps", "coldstart", "bench"}
+
+func defaultConfig() Config {
+	return Config{
+		Target: "http://127.0.0.1:8080",
+		Ramp:   unset, Think: unset, Drain: unset,
+		Users:        minUsers,
+		PhotoSizes:   []int{500_000, 2_000_000, 4_000_000},
+		Timeout:      10 * time.Second,
+		SetupTimeout: 3 * time.Minute,
+		PollEvery:    time.Second,
+		LikeSettle:   10 * time.Second,
+		MaxInflight:  5000,
+		StepsOn:      "nearby", StepLen: 30 * time.Second, StepStart: 5, StepMax: 640,
+		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
+		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
+		Log: slog.Default(),
+	}
+}
+
+// def returns the scenario whose action and defaults the run uses.
+func (c *Config) def() (*scenarioDef, error) {
+	name := c.Scenario
+	switch name {
+	case "steps":
+		name = c.StepsOn
+	case "coldstart":
+		name = "mixed"
+	}
+	d := loadScenarios[name]
+	if d == nil {
+		return nil, fmt.Errorf("unknown scenario %q (want one of %v)", name, scenarioNames)
+	}
+	return d, nil
+}
+
+// resolve fills defaults and checks the combination.
+func (c *Config) resolve() error {
+	d, err := c.def()
+	if err != nil {
+		return err
+	}
+	if err := c.resolveModel(d); err != nil {
+		return err
+	}
+	if c.Ramp == unset {
+		c.Ramp = time.Duration(d.rampShare * float64(c.Duration))
+	}
+	if c.Think == unset {
+		c.Think = d.think
+	}
+	if c.Drain == unset {
+		c.Drain = d.drain
+		if c.Scenario == "coldstart" {
+			c.Drain = 0 // `serve` runs no worker: uploads stay pending by design
+		}
+	}
+	if c.HotGuides == 0 {
+		c.HotGuides = d.hot
+	}
+	c.Users = max(c.Users, minUsers, c.VUs)
+	if c.Log == nil {
+		c.Log = slog.Default()
+	}
+	return c.validate(d)
+}
+
+// resolveModel picks open or closed loop and the duration.
+func (c *Config) resolveModel(d *scenarioDef) error {
+	if c.Rate < 0 || c.VUs < 0 {
+		return errors.New("-rate and -vus must not be negative")
+	}
+	if c.Rate > 0 && c.VUs > 0 {
+		return errors.New("give -rate (open loop) or -vus (closed loop), not both")
+	}
+	switch c.Scenario {
+	case "steps":
+		if c.Rate > 0 || c.VUs > 0 {
+			return errors.New("steps sets its own rates: use -step-start, -step-max, -step")
+		}
+		p := newStepPacer(c.StepStart, c.StepMax, c.StepLen)
+		if c.Duration > 0 {
+			p.Steps = min(p.Steps, int(c.Duration/c.StepLen))
+		}
+		c.Duration = p.Duration()
+		return nil
+	case "coldstart":
+		if c.VUs > 0 {
+			return errors.New("coldstart is open loop: use -rate")
+		}
+		if c.Rate == 0 {
+			c.Rate = 200
+		}
+	default:
+		if c.Rate == 0 && c.VUs == 0 {
+			c.Rate, c.VUs = d.rate, d.vus
+		}
+	}
+	if c.Duration == 0 {
+		c.Duration = d.duration
+	}
+	return nil
+}
+
+func (c *Config) validate(d *scenarioDef) error {
+	var errs []error
+	if c.Duration <= 0 {
+		errs = append(errs, errors.New("-duration must be positive (steps: -step and -step-max give at least one step)"))
+	}
+	if c.Timeout <= 0 || c.PollEvery <= 0 || c.SetupTimeout <= 0 {
+		errs = append(errs, errors.New("-timeout, -poll and -setup-timeout must be positive"))
+	}
+	if d.photos && len(c.PhotoSizes) == 0 {
+		errs = append(errs, errors.New("-photo-sizes is empty"))
+	}
+	if c.StartServer != "never" && c.StartServer != "auto" && c.StartServer != "always" {
+		errs = append(errs, fmt.Errorf("-start-server %q: want never, auto or always", c.StartServer))
+	}
+	if c.MaxInflight < 1 {
+		errs = append(errs, errors.New("-max-inflight must be at least 1"))
+	}
+	return errors.Join(errs...)
+}
+
+// openLoop reports whether arrivals are paced (rate, steps, coldstart).
+func (c *Config) openLoop() bool { return c.Scenario == "steps" || c.Rate > 0 }
+
+// hardDeadline bounds the whole run: setup, load, drain and verification.
+// Past it the context cancels everything still running.
+func (c *Config) hardDeadline() time.Duration {
+	d := c.SetupTimeout + c.Duration + c.Drain + c.LikeSettle + 2*c.Timeout + 30*time.Second
+	if c.Scenario == "coldstart" || c.StartServer != "never" {
+		d += 2*c.ReadyTimeout + 30*time.Second
+	}
+	return d
+}

@@ -1,0 +1,143 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// optDuration is a duration flag whose zero state is "the scenario's
+// default" (unset), so -ramp 0 can still mean "no ramp".
+type optDuration struct{ d *time.Duration }
+
+func (o optDuration) String() string {
+	if o.d == nil || *o.d == unset {
+		return ""
+	}
+	return o.d.String()
+}
+
+func (o optDuration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("negative duration %s", s)
+	}
+	*o.d = v
+	return nil
+}
+
+// mbList parses "0.5,2,4" (MB, 10^6 bytes) into byte sizes.
+type mbList struct{ sizes *[]int }
+
+func (m mbList) String() string {
+	if m.sizes == nil {
+		return ""
+	}
+	parts := make([]string, len(*m.sizes))
+	for i, n := range *m.sizes {
+		parts[i] = strconv.FormatFloat(float64(n)/1e6, 'f', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (m mbList) Set(s string) error {
+	var out []int
+	for _, p := range strings.Split(s, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || v <= 0 || v > 100 {
+			return fmt.Errorf("photo size %q: want MB between 0 and 100", p)
+		}
+		out = append(out, int(v*1e6))
+	}
+	*m.sizes = out
+	return nil
+}
+
+const usageHead = `guidepost-load: load generator for the guidepost API.
+
+Usage: go run ./scripts/loadtest <scenario> [flags]
+
+Scenarios:
+  upload     photo uploads; accepted/s vs ready/s, drain time, queue depth
+  read       GET /v1/guides/{id} over a Zipf-popular pool
+  nearby     radius (500 m–5 km) and viewport queries over Seoul, Busan, Jeju, sparse areas
+  mixed      70 % reads, 20 % likes/unlikes, 10 % uploads, ramping to 300 VUs
+  likes      1,000 VUs double-tapping like on a few hot guides; lost/duplicated likes
+  steps      stepped arrival rate (5, 10, 20 … per -step) on -on; reports the held step
+  coldstart  starts a fresh 'guidepost serve', 200 req/s mixed as soon as /readyz answers
+  bench      the standard set with short durations (make bench), < 10 min on 2 cores
+
+Flags:
+`
+
+// parseFlags reads `<scenario> [flags]` (flags may also come first).
+func parseFlags(args []string, stderr io.Writer) (Config, error) {
+	cfg := defaultConfig()
+	fs := flag.NewFlagSet("guidepost-load", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usageHead); fs.PrintDefaults() }
+	bindFlags(fs, &cfg)
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cfg.Scenario, args = args[0], args[1:]
+	}
+	if err := fs.Parse(args); err != nil {
+		return cfg, err
+	}
+	if cfg.Scenario == "" && fs.NArg() > 0 {
+		cfg.Scenario = fs.Arg(0)
+		if err := fs.Parse(fs.Args()[1:]); err != nil {
+			return cfg, err
+		}
+	}
+	if cfg.Scenario == "" {
+		fs.Usage()
+		return cfg, fmt.Errorf("no scenario given")
+	}
+	if fs.NArg() > 0 {
+		return cfg, fmt.Errorf("unexpected arguments: %v", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if cfg.Scenario == "bench" && !set["start-server"] {
+		cfg.StartServer = "auto" // make bench is one command: start a dev server if none answers
+	}
+	return cfg, nil
+}
+
+func bindFlags(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Target, "target", c.Target, "API base URL (loopback only unless -allow-remote)")
+	fs.BoolVar(&c.AllowRemote, "allow-remote", false, "allow a non-loopback target")
+	fs.Float64Var(&c.Rate, "rate", 0, "open loop: arrivals per second (default: per scenario)")
+	fs.IntVar(&c.VUs, "vus", 0, "closed loop: concurrent virtual users (default: per scenario)")
+	fs.DurationVar(&c.Duration, "duration", 0, "load duration (default: per scenario; steps: caps the steps)")
+	fs.Var(optDuration{&c.Ramp}, "ramp", "closed loop: time to start all VUs (default: per scenario)")
+	fs.Var(optDuration{&c.Think}, "think", "closed loop: mean pause between iterations, ±50 % (default: per scenario)")
+	fs.IntVar(&c.Users, "users", c.Users, "guest users to create (at least 200 and -vus)")
+	fs.IntVar(&c.SeedGuides, "seed-guides", 0, "guides to create through the API before the load")
+	fs.IntVar(&c.HotGuides, "hot-guides", 0, "fresh guides whose likes are verified (default: likes 5, mixed 20)")
+	fs.Var(mbList{&c.PhotoSizes}, "photo-sizes", "generated JPEG sizes in MB, comma-separated")
+	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "per-request timeout")
+	fs.DurationVar(&c.SetupTimeout, "setup-timeout", c.SetupTimeout, "bound on setup (signups, seeding)")
+	fs.Var(optDuration{&c.Drain}, "drain", "bound on waiting for accepted uploads to be ready (default: 2m; coldstart 0)")
+	fs.DurationVar(&c.PollEvery, "poll", c.PollEvery, "media status poll and like read-back interval")
+	fs.DurationVar(&c.LikeSettle, "like-settle", c.LikeSettle, "bound on waiting for like counts to match")
+	fs.IntVar(&c.MaxInflight, "max-inflight", c.MaxInflight, "open loop: iterations in flight before arrivals are dropped (and counted)")
+	fs.StringVar(&c.StepsOn, "on", c.StepsOn, "steps: scenario to step (read, nearby, mixed, upload, likes)")
+	fs.DurationVar(&c.StepLen, "step", c.StepLen, "steps: length of each step")
+	fs.Float64Var(&c.StepStart, "step-start", c.StepStart, "steps: rate of the first step")
+	fs.Float64Var(&c.StepMax, "step-max", c.StepMax, "steps: highest rate (doubling from -step-start)")
+	fs.BoolVar(&c.StepContinue, "step-continue", false, "steps: keep stepping after a step fails")
+	fs.StringVar(&c.ServerBin, "server-bin", c.ServerBin, "guidepost binary (coldstart, -start-server)")
+	fs.StringVar(&c.ColdAddr, "cold-addr", "", "coldstart: listen address of the fresh server (default: a free loopback port)")
+	fs.DurationVar(&c.ReadyTimeout, "ready-timeout", c.ReadyTimeout, "bound on waiting for /readyz")
+	fs.StringVar(&c.StartServer, "start-server", c.StartServer, "never | auto | always: run '<server-bin> dev' at the target (bench: auto)")
+	fs.StringVar(&c.Out, "out", c.Out, "output folder (summary.json, report.html)")
+	fs.StringVar(&c.Benchmarks, "benchmarks", c.Benchmarks, "Markdown file to append the result row to ('' to skip)")
+	fs.StringVar(&c.BenchJSON, "bench-json", "", "bench: raw JSON of the run (default: BENCHMARKS.json next to -benchmarks)")
+}

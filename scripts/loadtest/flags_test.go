@@ -1,0 +1,58 @@
+package main
+
+import (
+	"io"
+	"testing"
+	"time"
+)
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags([]string{"upload", "-vus", "5", "-photo-sizes", "0.5,2", "-ramp", "0s", "-duration", "10s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Scenario != "upload" || cfg.VUs != 5 || len(cfg.PhotoSizes) != 2 || cfg.PhotoSizes[1] != 2_000_000 {
+		t.Errorf("cfg %+v", cfg)
+	}
+	if cfg.Ramp != 0 || cfg.Think != unset || cfg.Duration != 10*time.Second {
+		t.Errorf("ramp %v think %v duration %v", cfg.Ramp, cfg.Think, cfg.Duration)
+	}
+	cfg, err = parseFlags([]string{"-rate", "50", "nearby"}, io.Discard)
+	if err != nil || cfg.Scenario != "nearby" || cfg.Rate != 50 {
+		t.Errorf("flags first: %+v %v", cfg, err)
+	}
+	cfg, _ = parseFlags([]string{"bench"}, io.Discard)
+	if cfg.StartServer != "auto" {
+		t.Errorf("bench start-server %q, want auto", cfg.StartServer)
+	}
+	if _, err := parseFlags([]string{"read", "extra"}, io.Discard); err == nil {
+		t.Error("stray argument accepted")
+	}
+	if _, err := parseFlags(nil, io.Discard); err == nil {
+		t.Error("missing scenario accepted")
+	}
+}
+
+func TestStepsResolve(t *testing.T) {
+	cfg := defaultConfig()
+	cfg.Scenario, cfg.StepLen, cfg.StepStart, cfg.StepMax = "steps", 10*time.Second, 5, 320
+	if err := cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Duration != 70*time.Second {
+		t.Errorf("7 steps of 10 s: duration %v", cfg.Duration)
+	}
+	cfg = defaultConfig()
+	cfg.Scenario, cfg.StepLen, cfg.Duration = "steps", 10*time.Second, 25*time.Second
+	if err := cfg.resolve(); err != nil || cfg.Duration != 20*time.Second {
+		t.Errorf("-duration caps whole steps: %v %v", cfg.Duration, err)
+	}
+}
+
+func TestCommandLineQuoting(t *testing.T) {
+	got := commandLine([]string{"/tmp/go-build123/b001/exe/loadtest", "read", "-target", "http://127.0.0.1:8080", "-out", "my dir"})
+	want := "go run ./scripts/loadtest read -target http://127.0.0.1:8080 -out 'my dir'"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

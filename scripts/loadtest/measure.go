@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+)
+
+// measure runs the load phase, then drains uploads and verifies likes.
+func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *fixture, hot []*hotGuide, setup SetupInfo) (Summary, error) {
+	sum := Summary{Scenario: cfg.Scenario, Target: base, StartedAt: time.Now(), Command: cfg.CommandLine,
+		Host: hostInfo(), Setup: setup, Notes: append([]string(nil), fx.notes...)}
+	if cfg.Scenario == "steps" {
+		sum.StepsOn = cfg.StepsOn
+	}
+	hc := newHTTPClient(cfg.Timeout, max(cfg.VUs, 256))
+	defer hc.CloseIdleConnections()
+	rec := newRecorder(time.Time{})
+	rec.markBackground("media_poll", "like_readback")
+	e := &env{cfg: cfg, c: &client{base: base, hc: hc, rec: rec}, fx: fx, hot: hot,
+		media: newMediaTracker(rec), up: newUploader()}
+	eng := &engine{rec: rec}
+	shape, steps := cfg.shape()
+	cfg.addWindows(rec, steps)
+	smp := newSampler(hc, base, rec, eng)
+	smp.start(ctx)
+	cpu0 := generatorCPU()
+
+	rec.t0 = time.Now() // before any goroutine touches rec
+	bg, stopBg := context.WithCancel(ctx)
+	defer stopBg()
+	go smp.loop(bg)
+	stopPoll := e.startPolling(bg, d.photos)
+	stoppedEarly := watchSteps(bg, cfg, rec, steps)
+	cfg.Log.Info("load started", "scenario", cfg.Scenario, "model", sum.loadModel(cfg), "duration", cfg.Duration)
+	eng.run(ctx, shape, d.build(e))
+	loadDur := time.Since(rec.t0)
+	sum.Generator = generatorUse(cpu0, loadDur)
+	cpuLoad := smp.sampleOnce(ctx)
+	stopPoll()
+	cfg.Log.Info("load finished", "took", loadDur.Round(time.Millisecond), "requests", rec.foregroundCount())
+
+	drained, drainDur := e.drainUploads(ctx, d.photos, smp.queueDepth)
+	if len(hot) > 0 {
+		sum.Likes = e.verifyLikes(ctx, hot, cfg.LikeSettle)
+	}
+	cpuTotal := smp.sampleOnce(ctx)
+	stopBg()
+	sum.FinishedAt = time.Now()
+	sum.fillLoad(cfg, loadDur)
+	rec.fill(&sum, loadDur)
+	sum.fillServer(smp, cpuLoad, cpuTotal, loadDur)
+	if d.photos {
+		sum.Uploads = e.uploadSummary(&sum, loadDur, drained, drainDur)
+		if cfg.Drain <= 0 && sum.Uploads.NotReady > 0 {
+			sum.Notes = append(sum.Notes, "uploads were not drained (-drain 0): ready counts cover the load phase only")
+		}
+	}
+	if sum.Likes != nil {
+		sum.Likes.finish(&e.likeStats, loadDur)
+	}
+	if steps != nil {
+		sum.Steps = stepsSummary(cfg, rec, *steps, stoppedEarly.Load())
+	}
+	if cfg.Scenario == "coldstart" {
+		sum.ColdStart = coldWindows(rec, loadDur)
+	}
+	return sum, ctx.Err()
+}
+
+// shape turns the config into the engine's load shape; steps is non-nil
+// for a stepped run.
+func (c *Config) shape() (loadShape, *StepPacer) {
+	s := loadShape{duration: c.Duration, maxInflight: c.MaxInflight}
+	switch {
+	case c.Scenario == "steps":
+		p := newStepPacer(c.StepStart, c.StepMax, c.StepLen)
+		p.Steps = int(c.Duration / c.StepLen)
+		s.pacer = &stoppablePacer{Pacer: p}
+		return s, &p
+	case c.Rate > 0:
+		s.pacer = constantPacer(c.Rate)
+	default:
+		s.vus, s.ramp, s.think = c.VUs, c.Ramp, c.Think
+	}
+	return s, nil
+}
+
+// addWindows registers the time windows the summary reports on.
+func (c *Config) addWindows(rec *recorder, steps *StepPacer) {
+	switch {
+	case steps != nil:
+		for i := range steps.Steps {
+			rec.addWindow(fmt.Sprintf("step %d", i), time.Duration(i)*steps.Step, time.Duration(i+1)*steps.Step)
+		}
+	case c.Scenario == "coldstart":
+		rec.addWindow("first minute", 0, time.Minute)
+		rec.addWindow("after", time.Minute, 1<<62)
+	}
+}
+
+// stoppablePacer lets the step watcher end a stepped run early.
+type stoppablePacer struct {
+	vegeta.Pacer
+	stop atomic.Bool
+}
+
+func (p *stoppablePacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
+	if p.stop.Load() {
+		return 0, true
+	}
+	return p.Pacer.Pace(elapsed, hits)
+}
+
+// livePollLimit bounds status polls per interval during the load: apps do
+// poll, but the tool must not turn into a polling benchmark.
+const livePollLimit = 20
+
+// startPolling polls pending uploads during the load (bounded per round);
+// the returned func stops it and waits.
+func (e *env) startPolling(ctx context.Context, on bool) func() {
+	if !on {
+		return func() {}
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { e.media.pollWhile(pctx, e.c, e.cfg.PollEvery, livePollLimit) })
+	return func() { cancel(); wg.Wait() }
+}
+
+// drainUploads polls until every accepted photo is ready or failed, or the
+// drain bound ends; it returns whether it drained and how long it took.
+func (e *env) drainUploads(ctx context.Context, on bool, queueDepth func() (float64, bool)) (bool, time.Duration) {
+	if !on || e.media.pendingCount() == 0 {
+		return true, 0
+	}
+	if e.cfg.Drain <= 0 {
+		return false, 0
+	}
+	start := time.Now()
+	e.cfg.Log.Info("waiting for uploads to complete", "pending", e.media.pendingCount(), "bound", e.cfg.Drain)
+	dctx, cancel := context.WithTimeout(ctx, e.cfg.Drain)
+	defer cancel()
+	ok := e.media.drain(dctx, e.c, e.cfg.PollEvery, queueDepth)
+	took := time.Since(start)
+	if ok {
+		took = e.media.lastResolvedSince(start)
+	}
+	e.cfg.Log.Info("upload drain", "drained", ok, "took", took.Round(time.Millisecond), "pending", e.media.pendingCount())
+	return ok, took
+}

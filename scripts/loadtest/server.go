@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// serverProc is a guidepost process this tool started; only it is ever
+// signalled, by its own pid.
+type serverProc struct {
+	cmd  *exec.Cmd
+	log  *os.File
+	done chan struct{}
+	err  error
+}
+
+// startServer runs `bin mode` listening on addr, output to logPath.
+func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("server binary %s: %w (build it: go build -o bin/guidepost ./cmd/guidepost)", bin, err)
+	}
+	logf, err := openLog(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, mode)
+	cmd.Env = append(os.Environ(), "HTTP_ADDR="+addr)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("start %s %s: %w", bin, mode, err)
+	}
+	p := &serverProc{cmd: cmd, log: logf, done: make(chan struct{})}
+	go func() { p.err = cmd.Wait(); close(p.done) }()
+	return p, nil
+}
+
+func openLog(path string) (*os.File, error) {
+	if path == "" {
+		return os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	return os.Create(path)
+}
+
+// stop asks the server to shut down (SIGTERM), and kills it after grace.
+func (p *serverProc) stop(grace time.Duration) {
+	if p == nil {
+		return
+	}
+	defer p.log.Close()
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(grace):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// waitReady polls /readyz every `every` until 200, the process exits or
+// timeout passes; it returns how long readiness took.
+func waitReady(ctx context.Context, base string, p *serverProc, timeout, every time.Duration) (time.Duration, error) {
+	start := time.Now()
+	hc := &http.Client{Timeout: time.Second}
+	defer hc.CloseIdleConnections()
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	for {
+		if readyOnce(ctx, hc, base) {
+			return time.Since(start), nil
+		}
+		if p != nil {
+			select {
+			case <-p.done:
+				return 0, fmt.Errorf("server exited before it was ready: %v (see its log)", p.err)
+			default:
+			}
+		}
+		if !sleepCtx(ctx, every) {
+			return 0, fmt.Errorf("%s/readyz not ready after %s", base, timeout)
+		}
+	}
+}
+
+func readyOnce(ctx context.Context, hc *http.Client, base string) bool {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/readyz", nil)
+	if err != nil {
+		return false
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return false
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// ensureServer makes sure the target answers /readyz. With -start-server
+// always (or auto when nothing answers) it runs `<bin> dev` (API + worker)
+// at the target's address and returns the func that stops it.
+func ensureServer(ctx context.Context, cfg *Config, base string) (func(), error) {
+	noop := func() {}
+	quick := cfg.StartServer == "auto"
+	if cfg.StartServer == "never" || quick {
+		cfg.Log.Info("waiting for the target", "url", base+"/readyz")
+		_, err := waitReady(ctx, base, nil, pick(quick, 2*time.Second, cfg.ReadyTimeout), 100*time.Millisecond)
+		if err == nil || cfg.StartServer == "never" {
+			return noop, err
+		}
+	}
+	addr, err := hostPort(base)
+	if err != nil {
+		return noop, err
+	}
+	logPath := serverLogPath(cfg, "dev")
+	p, err := startServer(cfg.ServerBin, "dev", addr, logPath)
+	if err != nil {
+		return noop, err
+	}
+	stop := func() { p.stop(20 * time.Second) }
+	took, err := waitReady(ctx, base, p, cfg.ReadyTimeout, 50*time.Millisecond)
+	if err != nil {
+		stop()
+		return noop, err
+	}
+	cfg.Log.Info("started guidepost dev", "addr", addr, "ready_after", took.Round(time.Millisecond), "log", logPath)
+	return stop, nil
+}
+
+func pick[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
+}
+
+func hostPort(base string) (string, error) {
+	u, err := checkTarget(base, true)
+	if err != nil {
+		return "", err
+	}
+	if u.Port() != "" {
+		return u.Host, nil
+	}
+	return net.JoinHostPort(u.Hostname(), pick(u.Scheme == "https", "443", "80")), nil
+}
+
+// freeLoopbackAddr asks the kernel for a free port on 127.0.0.1.
+func freeLoopbackAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func serverLogPath(cfg *Config, mode string) string {
+	if cfg.NoWrite {
+		return ""
+	}
+	return filepath.Join(cfg.Out, "server-logs", time.Now().Format("20060102-150405")+"-"+mode+".log")
+}
