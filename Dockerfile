@@ -6,8 +6,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# CGO off keeps the binary static; HEIC is decoded without cgo (see README).
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/guidepost ./cmd/guidepost
+# CGO off and the nodynamic tag keep the binary static: without the tag the
+# HEIC decoder links the dynamic loader to try a system libheif first.
+RUN CGO_ENABLED=0 go build -tags nodynamic -trimpath -ldflags="-s -w" -o /out/guidepost ./cmd/guidepost
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/guidepost /usr/local/bin/guidepost

@@ -1,0 +1,5 @@
+//go:build !race
+
+package photo
+
+const raceEnabled = false

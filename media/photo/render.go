@@ -1,0 +1,171 @@
+package photo
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"fmt"
+	"image"
+	"image/jpeg"
+	"io"
+
+	"github.com/disintegration/imaging"
+)
+
+// Derivative sizes and JPEG qualities.
+const (
+	WebMax       = 2048 // fits within WebMax×WebMax
+	WebQuality   = 85
+	ThumbMax     = 1080
+	ThumbQuality = 70
+	hashMax      = 100 // ThumbHash input; the format allows no more
+)
+
+// DefaultMaxBytes bounds the input Render reads (phone photos are 2–15 MB).
+const DefaultMaxBytes = 64 << 20
+
+// Options bound Render's input; zero values mean the defaults.
+type Options struct {
+	MaxPixels int64 // DefaultMaxPixels
+	MaxBytes  int64 // DefaultMaxBytes
+}
+
+// Derivative is one rendered JPEG: sRGB, upright, no metadata.
+type Derivative struct {
+	JPEG          []byte
+	Width, Height int
+}
+
+// Result holds the derivatives of one photo.
+type Result struct {
+	Web, Thumb    Derivative
+	Width, Height int    // displayed size of the original
+	ThumbHash     string // base64 (standard encoding)
+}
+
+// Render makes the web and thumbnail JPEGs and the ThumbHash of a photo that
+// Sniff identified as f. It decodes once and keeps one full-size image alive,
+// the dominant cost in memory: a 48 MP JPEG decodes to 72 MB of YCbCr and the
+// whole render peaks at ~185 MB of heap (BenchmarkRender48MP; see
+// Info.RenderMemory for other inputs). Everything after the first resize
+// works on at most WebMax² pixels. ctx is checked between stages; a decode or
+// an encode, once started, runs to its end. Errors wrap ErrTooLarge,
+// ErrTooManyPixels, ErrUnsupported or ErrCorrupt, or are ctx's.
+func Render(ctx context.Context, r io.Reader, f Format, opts Options) (Result, error) {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxBytes
+	}
+	data, err := readAll(ctx, r, opts.MaxBytes)
+	if err != nil {
+		return Result{}, err
+	}
+	info, err := Probe(bytes.NewReader(data), f, opts.MaxPixels)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	web, shown, err := decodeWeb(data, info)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Width: shown.X, Height: shown.Y}
+	if res.Web, err = encode(ctx, web, WebQuality); err != nil {
+		return Result{}, err
+	}
+	thumb := web
+	if tw, th := fit(web.Rect.Dx(), web.Rect.Dy(), ThumbMax); tw != web.Rect.Dx() || th != web.Rect.Dy() {
+		// From the web image, not the original: 3 MP in instead of up to 50.
+		thumb = finish(imaging.Resize(web, tw, th, imaging.CatmullRom), false)
+	}
+	if res.Thumb, err = encode(ctx, thumb, ThumbQuality); err != nil {
+		return Result{}, err
+	}
+	hw, hh := fit(thumb.Rect.Dx(), thumb.Rect.Dy(), hashMax)
+	small := finish(imaging.Resize(thumb, hw, hh, imaging.Box), false)
+	res.ThumbHash = base64.StdEncoding.EncodeToString(thumbHash(small))
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return res, nil
+}
+
+// decodeWeb decodes the photo and returns it upright, in sRGB, fitted within
+// WebMax, with the displayed size of the original. Resizing comes first, in
+// stored orientation (a transposed target), so that the orientation and
+// colour passes only touch the small image.
+func decodeWeb(data []byte, info Info) (*image.RGBA, image.Point, error) {
+	img, err := decode(data, info.Format)
+	if err != nil {
+		return nil, image.Point{}, err
+	}
+	b := img.Bounds()
+	// The HEIF decoder may crop (clap) or turn (irot): trust the pixels, but
+	// re-check them against the limit the header promised.
+	if b.Dx()*b.Dy() > info.Width*info.Height {
+		return nil, image.Point{}, fmt.Errorf("%w: decoded %v, header said %d×%d", ErrCorrupt, b.Size(), info.Width, info.Height)
+	}
+	o := info.Orientation
+	if info.decoderOrients {
+		o = 1
+	}
+	dw, dh := b.Dx(), b.Dy()
+	if swapsAxes(o) {
+		dw, dh = dh, dw
+	}
+	w, h := fit(dw, dh, WebMax)
+	if swapsAxes(o) {
+		w, h = h, w
+	}
+	small := resizeWeb(img, w, h)
+	return finish(applyOrientation(small, o), info.DisplayP3), image.Pt(dw, dh), nil
+}
+
+// fit scales w×h down, never up, to fit within box×box, keeping the ratio.
+func fit(w, h, box int) (int, int) {
+	if w <= box && h <= box {
+		return w, h
+	}
+	if w >= h {
+		return box, max(1, (h*box+w/2)/w)
+	}
+	return max(1, (w*box+h/2)/h), box
+}
+
+func encode(ctx context.Context, img *image.RGBA, quality int) (Derivative, error) {
+	if err := ctx.Err(); err != nil {
+		return Derivative{}, err
+	}
+	var buf bytes.Buffer
+	// image/jpeg writes no APPn segment at all: no EXIF, no GPS, no profile.
+	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
+		return Derivative{}, fmt.Errorf("photo: encode: %w", err)
+	}
+	return Derivative{JPEG: buf.Bytes(), Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
+}
+
+// readAll reads the whole photo: every decoder here needs random access or the
+// full buffer anyway (the HEIC one copies it into WebAssembly memory).
+func readAll(ctx context.Context, r io.Reader, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(ctxReader{ctx, r}, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, limit)
+	}
+	return data, nil
+}
+
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
