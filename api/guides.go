@@ -1,8 +1,354 @@
 package api
 
-import "github.com/gin-gonic/gin"
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
-// GuideService is what the guide routes consume.
-type GuideService interface{}
+	"github.com/gin-gonic/gin"
 
-func (s *Server) guideRoutes(v1 *gin.RouterGroup) {}
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// GuideService is what the guide routes consume (guides.Service).
+type GuideService interface {
+	Create(ctx context.Context, authorID string, in guides.Input) (guides.Guide, error)
+	Get(ctx context.Context, id, viewerID string) (guides.Guide, error)
+	Update(ctx context.Context, id, userID string, p guides.Patch) (guides.Guide, error)
+	Delete(ctx context.Context, id, userID string) error
+	Nearby(ctx context.Context, p guides.NearbyParams) (guides.NearbyPage, error)
+	InBBox(ctx context.Context, p guides.BBoxParams) (guides.BBoxPage, error)
+	Clusters(ctx context.Context, p guides.ClusterParams) ([]guides.Cluster, error)
+	Like(ctx context.Context, id, userID string) (guides.LikeState, error)
+	Unlike(ctx context.Context, id, userID string) (guides.LikeState, error)
+}
+
+func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
+	g := v1.Group("/guides", s.guidesEnabled)
+	g.POST("", s.requireUser, s.createGuide)
+	g.GET("", s.guidesInBBox)
+	g.GET("/nearby", s.nearbyGuides)
+	g.GET("/clusters", s.guideClusters)
+	g.GET("/:id", s.getGuide)
+	g.PATCH("/:id", s.requireUser, s.updateGuide)
+	g.DELETE("/:id", s.requireUser, s.deleteGuide)
+	g.PUT("/:id/like", s.requireUser, s.likeGuide)
+	g.DELETE("/:id/like", s.requireUser, s.unlikeGuide)
+}
+
+// guidesEnabled answers 503 when main wired no guide service (the routes
+// are always registered, so the OpenAPI test sees them).
+func (s *Server) guidesEnabled(c *gin.Context) {
+	if s.deps.Guides == nil {
+		fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "guides are not enabled on this server"))
+		return
+	}
+	c.Next()
+}
+
+type guideAuthorJSON struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name"`
+}
+
+type guideMediaJSON struct {
+	ID           string  `json:"id"`
+	Status       string  `json:"status"`
+	ContentType  string  `json:"content_type"`
+	Width        int     `json:"width"`
+	Height       int     `json:"height"`
+	ThumbHash    *string `json:"thumbhash"`
+	ThumbnailURL *string `json:"thumbnail_url"`
+	URL          *string `json:"url"`
+}
+
+type guideJSON struct {
+	ID        string           `json:"id"`
+	Author    guideAuthorJSON  `json:"author"`
+	Title     string           `json:"title"`
+	Body      string           `json:"body"`
+	Lat       float64          `json:"lat"`
+	Lng       float64          `json:"lng"`
+	Tags      []string         `json:"tags"`
+	Media     []guideMediaJSON `json:"media"`
+	LikeCount int64            `json:"like_count"`
+	LikedByMe bool             `json:"liked_by_me"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func toGuideJSON(g guides.Guide) guideJSON {
+	j := guideJSON{
+		ID: g.ID, Author: guideAuthorJSON{ID: g.Author.ID, DisplayName: g.Author.DisplayName},
+		Title: g.Title, Body: g.Body, Lat: g.Lat, Lng: g.Lng, Tags: g.Tags,
+		Media: make([]guideMediaJSON, len(g.Media)), LikeCount: g.LikeCount, LikedByMe: g.LikedByMe,
+		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
+	}
+	if j.Tags == nil {
+		j.Tags = []string{}
+	}
+	for i, m := range g.Media {
+		j.Media[i] = guideMediaJSON{ID: m.ID, Status: m.Status, ContentType: m.ContentType, Width: m.Width, Height: m.Height,
+			ThumbHash: optional(m.ThumbHash), ThumbnailURL: optional(m.ThumbURL), URL: optional(m.WebURL)}
+	}
+	return j
+}
+
+type guideItemJSON struct {
+	ID           string    `json:"id"`
+	Title        string    `json:"title"`
+	Lat          float64   `json:"lat"`
+	Lng          float64   `json:"lng"`
+	DistanceM    *float64  `json:"distance_m,omitempty"`
+	LikeCount    int64     `json:"like_count"`
+	Tags         []string  `json:"tags"`
+	ThumbnailURL *string   `json:"thumbnail_url"`
+	ThumbHash    *string   `json:"thumbhash"`
+	CreatedAt    time.Time `json:"created_at"`
+}
+
+func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
+	out := make([]guideItemJSON, len(items))
+	for i, it := range items {
+		out[i] = guideItemJSON{ID: it.ID, Title: it.Title, Lat: it.Lat, Lng: it.Lng, LikeCount: it.LikeCount,
+			Tags: it.Tags, ThumbnailURL: optional(it.ThumbURL), ThumbHash: optional(it.Cover.ThumbHash), CreatedAt: it.CreatedAt}
+		if out[i].Tags == nil {
+			out[i].Tags = []string{}
+		}
+		if withDistance {
+			d := guides.RoundDistance(it.DistanceM)
+			out[i].DistanceM = &d
+		}
+	}
+	return out
+}
+
+func (s *Server) createGuide(c *gin.Context) {
+	var in struct {
+		Title    string   `json:"title"`
+		Body     string   `json:"body"`
+		Lat      *float64 `json:"lat"`
+		Lng      *float64 `json:"lng"`
+		MediaIDs []string `json:"media_ids"`
+		Tags     []string `json:"tags"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	g, err := s.deps.Guides.Create(c.Request.Context(), auth.UserID(c.Request.Context()), guides.Input{
+		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, MediaIDs: in.MediaIDs, Tags: in.Tags,
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("Location", "/v1/guides/"+g.ID)
+	c.JSON(http.StatusCreated, toGuideJSON(g))
+}
+
+func (s *Server) getGuide(c *gin.Context) {
+	g, err := s.deps.Guides.Get(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toGuideJSON(g))
+}
+
+func (s *Server) updateGuide(c *gin.Context) {
+	var in struct {
+		Title    *string   `json:"title"`
+		Body     *string   `json:"body"`
+		Lat      *float64  `json:"lat"`
+		Lng      *float64  `json:"lng"`
+		MediaIDs *[]string `json:"media_ids"`
+		Tags     *[]string `json:"tags"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	g, err := s.deps.Guides.Update(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()), guides.Patch{
+		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, MediaIDs: in.MediaIDs, Tags: in.Tags,
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, toGuideJSON(g))
+}
+
+func (s *Server) deleteGuide(c *gin.Context) {
+	if err := s.deps.Guides.Delete(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context())); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+type likeJSON struct {
+	Liked     bool  `json:"liked"`
+	LikeCount int64 `json:"like_count"`
+}
+
+func (s *Server) likeGuide(c *gin.Context) {
+	st, err := s.deps.Guides.Like(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, likeJSON{Liked: st.Liked, LikeCount: st.LikeCount})
+}
+
+func (s *Server) unlikeGuide(c *gin.Context) {
+	st, err := s.deps.Guides.Unlike(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, likeJSON{Liked: st.Liked, LikeCount: st.LikeCount})
+}
+
+// queryParams reads a list route's query string strictly: an unknown or
+// repeated parameter, or one that is not a number where a number is
+// wanted, is EINVALID naming the parameter.
+type queryParams struct {
+	values url.Values
+	fields guidepost.Fields
+}
+
+func newQueryParams(c *gin.Context, known ...string) *queryParams {
+	q := &queryParams{values: c.Request.URL.Query()}
+	names := make([]string, 0, len(q.values))
+	for name := range q.values {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		switch {
+		case !contains(known, name):
+			q.fields.Add(name, "is not a known parameter (known: "+strings.Join(known, ", ")+")")
+		case len(q.values[name]) > 1:
+			q.fields.Add(name, "must be given once")
+		}
+	}
+	return q
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (q *queryParams) str(name string) string { return q.values.Get(name) }
+
+func (q *queryParams) float(name string) *float64 {
+	if !q.values.Has(name) {
+		return nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(q.values.Get(name)), 64)
+	if err != nil {
+		q.fields.Add(name, "must be a number")
+		return nil
+	}
+	return &v
+}
+
+func (q *queryParams) int(name string) *int {
+	if !q.values.Has(name) {
+		return nil
+	}
+	v, err := strconv.Atoi(strings.TrimSpace(q.values.Get(name)))
+	if err != nil {
+		q.fields.Add(name, "must be an integer")
+		return nil
+	}
+	return &v
+}
+
+func (q *queryParams) bbox(name string) *guides.BBox {
+	if !q.values.Has(name) {
+		return nil
+	}
+	b, err := guides.ParseBBox(name, q.values.Get(name))
+	if err != nil {
+		q.fields = append(q.fields, guidepost.ErrorFields(err)...)
+		return nil
+	}
+	return &b
+}
+
+func (s *Server) nearbyGuides(c *gin.Context) {
+	q := newQueryParams(c, "lat", "lng", "radius_m", "limit", "cursor", "tag")
+	p := guides.NearbyParams{Lat: q.float("lat"), Lng: q.float("lng"), RadiusM: q.float("radius_m"),
+		Limit: q.int("limit"), Cursor: q.str("cursor"), Tag: q.str("tag")}
+	if err := q.fields.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	page, err := s.deps.Guides.Nearby(c.Request.Context(), p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, true), "next_cursor": optional(page.NextCursor)})
+}
+
+func (s *Server) guidesInBBox(c *gin.Context) {
+	q := newQueryParams(c, "bbox", "limit", "tag")
+	p := guides.BBoxParams{BBox: q.bbox("bbox"), Limit: q.int("limit"), Tag: q.str("tag")}
+	if err := q.fields.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	page, err := s.deps.Guides.InBBox(c.Request.Context(), p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, false), "truncated": page.Truncated})
+}
+
+type clusterJSON struct {
+	Lat     float64 `json:"lat"`
+	Lng     float64 `json:"lng"`
+	Count   int64   `json:"count"`
+	GuideID string  `json:"guide_id,omitempty"`
+}
+
+func (s *Server) guideClusters(c *gin.Context) {
+	q := newQueryParams(c, "bbox", "zoom")
+	p := guides.ClusterParams{BBox: q.bbox("bbox"), Zoom: q.int("zoom")}
+	if err := q.fields.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	clusters, err := s.deps.Guides.Clusters(c.Request.Context(), p)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	out := make([]clusterJSON, len(clusters))
+	for i, cl := range clusters {
+		out[i] = clusterJSON{Lat: cl.Lat, Lng: cl.Lng, Count: cl.Count, GuideID: cl.GuideID}
+	}
+	c.JSON(http.StatusOK, gin.H{"clusters": out})
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/guidepost/guidepost/api"
@@ -16,13 +15,19 @@ import (
 func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func(), err error) {
 	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
 	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock)
-	return func() {}, nil
+	if err := a.wireMedia(deps); err != nil {
+		return nil, err
+	}
+	stopGuides, err := a.wireGuides(ctx, deps)
+	if err != nil {
+		return nil, err
+	}
+	return stopGuides, nil
 }
 
 // runWorker processes background tasks until ctx ends.
 func (a *app) runWorker(ctx context.Context) error {
-	<-ctx.Done()
-	return nil
+	return a.runMediaWorker(ctx)
 }
 
 func work(ctx context.Context, cfg config.Config, log *slog.Logger) error {
@@ -39,5 +44,5 @@ func openDBOnly(ctx context.Context, cfg config.Config) (*gsql.DB, error) {
 }
 
 func seed(ctx context.Context, cfg config.Config, log *slog.Logger, args []string, stdout interface{ Write([]byte) (int, error) }) error {
-	return fmt.Errorf("seed: not built yet")
+	return runSeed(ctx, cfg, log, args, stdout)
 }
