@@ -1,0 +1,189 @@
+// Package guides is the guide feature: writing guides with a location and
+// photos, reading them, finding them near a point or inside a map viewport,
+// clustering them for low zooms, and liking them. It validates every input
+// and speaks only guidepost's error vocabulary; storage, the nearby cache
+// and photo URLs sit behind the small interfaces in this file.
+package guides
+
+import (
+	"context"
+	"time"
+)
+
+// Guide is one guide as a reader sees it.
+type Guide struct {
+	ID        string
+	Author    Author
+	Title     string
+	Body      string
+	Lat, Lng  float64
+	Tags      []string
+	Media     []Media // in the author's order
+	LikeCount int64   // exact
+	LikedByMe bool
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Author is the public face of a guide's writer.
+type Author struct {
+	ID          string
+	DisplayName string
+}
+
+// Media is a photo attached to a guide, as its media row has it. The URLs
+// are filled in by the service from MediaURLs once the photo is ready.
+type Media struct {
+	ID          string
+	Status      string // pending | processing | ready | failed
+	ContentType string
+	Width       int
+	Height      int
+	ThumbHash   string
+	ThumbURL    string
+	WebURL      string
+}
+
+// Item is a guide in a list (nearby or viewport): what a map marker and a
+// card need, nothing more.
+type Item struct {
+	ID        string
+	Title     string
+	Lat, Lng  float64
+	DistanceM float64 // nearby only: metres from the query point
+	LikeCount int64   // may lag a few seconds behind the exact count
+	Tags      []string
+	CreatedAt time.Time
+	Cover     Cover  // the first photo, if any
+	ThumbURL  string // filled in by the service
+}
+
+// Cover is the first photo of a guide, enough for a list thumbnail.
+type Cover struct {
+	MediaID   string // "" when the guide has no photo
+	Status    string
+	ThumbHash string
+}
+
+// LikeState is the answer to a like or an unlike.
+type LikeState struct {
+	Liked     bool
+	LikeCount int64
+}
+
+// Cluster is one grid cell of guides at a low zoom. GuideID is set when the
+// cell holds exactly one guide, and Lat/Lng are then that guide's.
+type Cluster struct {
+	Lat, Lng float64 // centroid of the guides in the cell
+	Count    int64
+	GuideID  string
+}
+
+// NewGuide is a validated guide to store.
+type NewGuide struct {
+	ID        string
+	AuthorID  string
+	Title     string
+	Body      string
+	Lat, Lng  float64
+	Tags      []string
+	MediaIDs  []string
+	CreatedAt time.Time
+}
+
+// Draft is the writable state of a stored guide, handed to the service
+// inside the store's transaction so that it can check the author and apply
+// a patch to the current values.
+type Draft struct {
+	AuthorID  string
+	Title     string
+	Body      string
+	Lat, Lng  float64
+	Tags      []string
+	MediaIDs  []string
+	UpdatedAt time.Time
+}
+
+// Position is where a nearby page ended: the order is (distance, id).
+type Position struct {
+	DistanceM float64
+	ID        string
+}
+
+// NearbyQuery is a validated radius search. The store answers at most
+// Limit items within RadiusM of the point, after After when set, sorted by
+// Distance (metres on PostGIS's sphere) then id, carrying Tag when set.
+type NearbyQuery struct {
+	Lat, Lng float64
+	RadiusM  float64
+	Limit    int
+	After    *Position
+	Tag      string
+}
+
+// BBox is a viewport: a longitude/latitude rectangle, edges included. It
+// never crosses the antimeridian (MinLng ≤ MaxLng).
+type BBox struct {
+	MinLng, MinLat, MaxLng, MaxLat float64
+}
+
+// Contains reports whether the point is inside the rectangle, edges
+// included: the one definition the store and the cache share.
+func (b BBox) Contains(lat, lng float64) bool {
+	return b.MinLat <= lat && lat <= b.MaxLat && b.MinLng <= lng && lng <= b.MaxLng
+}
+
+// BBoxQuery is a validated viewport search: the newest Limit guides inside
+// BBox (ordered by id, newest first), and whether more were left out.
+type BBoxQuery struct {
+	BBox  BBox
+	Limit int
+	Tag   string
+}
+
+// ClusterQuery is a validated clustering request: every cell of the zoom's
+// clustering grid (see ClusterShift) that intersects BBox, counting all the
+// guides in each cell, also those just outside the viewport, so that
+// clusters do not change as the map pans.
+type ClusterQuery struct {
+	BBox BBox
+	Zoom int
+}
+
+// Store keeps guides. Public methods own their transaction. Every error is
+// in guidepost's vocabulary (ENOTFOUND for a missing guide, EINVALID naming
+// media_ids[i] for a photo that is not the author's).
+type Store interface {
+	// CreateGuide stores g and attaches its media, checking that each media
+	// exists and belongs to g.AuthorID.
+	CreateGuide(ctx context.Context, g NewGuide) error
+	// Guide reads one guide with its author, media and exact like count, in
+	// a constant number of queries; viewerID ("" for anonymous) decides
+	// LikedByMe.
+	Guide(ctx context.Context, id, viewerID string) (Guide, error)
+	// UpdateGuide locks the guide, lets apply check and change the draft,
+	// then writes it; an error from apply aborts with nothing written.
+	UpdateGuide(ctx context.Context, id string, apply func(*Draft) error) error
+	// DeleteGuide locks the guide, asks allow, then deletes it.
+	DeleteGuide(ctx context.Context, id string, allow func(Draft) error) error
+	// Like and Unlike are idempotent: repeating one changes nothing.
+	Like(ctx context.Context, guideID, userID string, at time.Time) (LikeState, error)
+	Unlike(ctx context.Context, guideID, userID string) (LikeState, error)
+	Nearby(ctx context.Context, q NearbyQuery) ([]Item, error)
+	InBBox(ctx context.Context, q BBoxQuery) (items []Item, truncated bool, err error)
+	Clusters(ctx context.Context, q ClusterQuery) ([]Cluster, error)
+}
+
+// MediaURLs gives the URLs a client downloads a ready photo from. The media
+// feature implements it (presigned or public URLs) and main wires it; with
+// none, guides show their photos without URLs. It is called per answer and
+// never cached, so presigned URLs stay valid.
+type MediaURLs interface {
+	ThumbURL(ctx context.Context, mediaID string) string
+	WebURL(ctx context.Context, mediaID string) string
+}
+
+// Clock tells the time; guidepost.Clock satisfies it.
+type Clock interface {
+	Now() time.Time
+}

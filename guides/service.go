@@ -1,0 +1,192 @@
+package guides
+
+import (
+	"context"
+	"errors"
+	"math"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
+)
+
+// Service implements the guide use cases. It never knows whether a list
+// came from PostgreSQL or from a cache in front of it: both are a Store.
+type Service struct {
+	store  Store
+	clock  Clock
+	cursor cursorSigner
+	urls   MediaURLs
+}
+
+// NewService wires the use cases. cursorKey signs nearby cursors (see
+// CursorKey); urls may be nil until photos have URLs.
+func NewService(store Store, clock Clock, cursorKey []byte, urls MediaURLs) *Service {
+	return &Service{store: store, clock: clock, cursor: cursorSigner{key: cursorKey}, urls: urls}
+}
+
+// NearbyPage is one page of a radius search.
+type NearbyPage struct {
+	Items      []Item
+	NextCursor string // "" on the last page
+}
+
+// BBoxPage is a viewport's guides.
+type BBoxPage struct {
+	Items     []Item
+	Truncated bool // more guides are inside than Limit: zoom in or cluster
+}
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// Create validates in, stores it and returns it as readers will see it.
+func (s *Service) Create(ctx context.Context, authorID string, in Input) (Guide, error) {
+	g, err := in.validate()
+	if err != nil {
+		return Guide{}, err
+	}
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Guide{}, err
+	}
+	g.ID, g.AuthorID, g.CreatedAt = id.String(), authorID, s.now()
+	if err := s.store.CreateGuide(ctx, g); err != nil {
+		return Guide{}, err
+	}
+	return s.Get(ctx, g.ID, authorID)
+}
+
+// Get reads one guide; viewerID ("" for anonymous) decides liked_by_me.
+func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
+	g, err := s.store.Guide(ctx, id, viewerID)
+	if err != nil {
+		return Guide{}, err
+	}
+	for i := range g.Media {
+		m := &g.Media[i]
+		if s.urls != nil && m.Status == "ready" {
+			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
+			m.WebURL = s.urls.WebURL(ctx, m.ID)
+		}
+	}
+	return g, nil
+}
+
+var errNotAuthor = guidepost.Errorf(guidepost.EFORBIDDEN, "only the author may change this guide")
+
+// Update applies a patch for the author; anyone else gets EFORBIDDEN and a
+// missing guide ENOTFOUND. Invalid values are refused before anything is
+// read, and nothing is written unless every check passes.
+func (s *Service) Update(ctx context.Context, id, userID string, p Patch) (Guide, error) {
+	p, err := p.normalized()
+	if err != nil {
+		return Guide{}, err
+	}
+	if !p.empty() {
+		err = s.store.UpdateGuide(ctx, id, func(d *Draft) error {
+			if d.AuthorID != userID {
+				return errNotAuthor
+			}
+			p.apply(d)
+			d.UpdatedAt = s.now()
+			return nil
+		})
+	} else {
+		// Nothing to change; still only the author gets a 200.
+		err = s.store.UpdateGuide(ctx, id, func(d *Draft) error {
+			if d.AuthorID != userID {
+				return errNotAuthor
+			}
+			return errNothingToDo
+		})
+		if errors.Is(err, errNothingToDo) {
+			err = nil
+		}
+	}
+	if err != nil {
+		return Guide{}, err
+	}
+	return s.Get(ctx, id, userID)
+}
+
+// errNothingToDo aborts an update transaction that would change nothing.
+var errNothingToDo = guidepost.Errorf(guidepost.ECONFLICT, "nothing to update")
+
+// Delete removes a guide for its author.
+func (s *Service) Delete(ctx context.Context, id, userID string) error {
+	return s.store.DeleteGuide(ctx, id, func(d Draft) error {
+		if d.AuthorID != userID {
+			return guidepost.Errorf(guidepost.EFORBIDDEN, "only the author may delete this guide")
+		}
+		return nil
+	})
+}
+
+// Like records userID's like; a repeat is a success that changes nothing.
+func (s *Service) Like(ctx context.Context, id, userID string) (LikeState, error) {
+	return s.store.Like(ctx, id, userID, s.now())
+}
+
+// Unlike removes userID's like; unliking twice is a success.
+func (s *Service) Unlike(ctx context.Context, id, userID string) (LikeState, error) {
+	return s.store.Unlike(ctx, id, userID)
+}
+
+// Nearby answers a radius search, sorted by distance then id, one page at a
+// time.
+func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error) {
+	q, fp, err := p.query(s.cursor)
+	if err != nil {
+		return NearbyPage{}, err
+	}
+	limit := q.Limit
+	q.Limit++ // one more tells whether there is a next page
+	items, err := s.store.Nearby(ctx, q)
+	if err != nil {
+		return NearbyPage{}, err
+	}
+	page := NearbyPage{Items: items}
+	if len(items) > limit {
+		page.Items = items[:limit]
+		last := items[limit-1]
+		page.NextCursor = s.cursor.encode(fp, Position{DistanceM: last.DistanceM, ID: last.ID})
+	}
+	s.thumbs(ctx, page.Items)
+	return page, nil
+}
+
+// InBBox answers a viewport search: the newest guides inside it.
+func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
+	q, err := p.query()
+	if err != nil {
+		return BBoxPage{}, err
+	}
+	items, truncated, err := s.store.InBBox(ctx, q)
+	if err != nil {
+		return BBoxPage{}, err
+	}
+	s.thumbs(ctx, items)
+	return BBoxPage{Items: items, Truncated: truncated}, nil
+}
+
+// Clusters answers a grid clustering of a viewport at a zoom.
+func (s *Service) Clusters(ctx context.Context, p ClusterParams) ([]Cluster, error) {
+	q, err := p.query()
+	if err != nil {
+		return nil, err
+	}
+	return s.store.Clusters(ctx, q)
+}
+
+func (s *Service) thumbs(ctx context.Context, items []Item) {
+	for i := range items {
+		it := &items[i]
+		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == "ready" {
+			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID)
+		}
+	}
+}
+
+// RoundDistance is how distances are shown: to the centimetre.
+func RoundDistance(m float64) float64 { return math.Round(m*100) / 100 }

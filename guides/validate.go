@@ -1,0 +1,390 @@
+package guides
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
+)
+
+// Limits of a guide, shared with api/openapi.yaml.
+const (
+	MaxTitle    = 120
+	MaxBody     = 10_000
+	MaxMedia    = 20
+	MaxTags     = 10
+	MaxTagChars = 32
+
+	DefaultRadiusM = 1000
+	MinRadiusM     = 1
+	MaxRadiusM     = 50_000
+
+	DefaultNearbyLimit = 20
+	MaxNearbyLimit     = 100
+	DefaultBBoxLimit   = 100
+	MaxBBoxLimit       = 500
+
+	MaxZoom = 22
+	// MaxClusterCells bounds a clustering answer: a whole-world map at zoom
+	// 5 is ~10,000 cells; zooming in on a huge viewport must zoom the map.
+	MaxClusterCells = 50_000
+)
+
+// Input is a new guide as a client sends it. Lat and Lng are pointers so
+// that a missing coordinate is told apart from 0.
+type Input struct {
+	Title    string
+	Body     string
+	Lat, Lng *float64
+	MediaIDs []string
+	Tags     []string
+}
+
+// Patch changes any subset of a guide's fields; nil leaves a field as it is.
+type Patch struct {
+	Title    *string
+	Body     *string
+	Lat, Lng *float64
+	MediaIDs *[]string
+	Tags     *[]string
+}
+
+func (p Patch) empty() bool {
+	return p.Title == nil && p.Body == nil && p.Lat == nil && p.Lng == nil && p.MediaIDs == nil && p.Tags == nil
+}
+
+// NearbyParams is a radius search as a client sends it; nil means absent.
+type NearbyParams struct {
+	Lat, Lng *float64
+	RadiusM  *float64
+	Limit    *int
+	Cursor   string
+	Tag      string
+}
+
+// BBoxParams is a viewport search; parse the bbox with ParseBBox.
+type BBoxParams struct {
+	BBox  *BBox
+	Limit *int
+	Tag   string
+}
+
+// ClusterParams is a clustering request.
+type ClusterParams struct {
+	BBox *BBox
+	Zoom *int
+}
+
+func checkTitle(f *guidepost.Fields, title string) string {
+	title = strings.TrimSpace(title)
+	switch n := utf8.RuneCountInString(title); {
+	case n == 0:
+		f.Add("title", "is required")
+	case n > MaxTitle:
+		f.Add("title", fmt.Sprintf("must be at most %d characters", MaxTitle))
+	case hasControl(title, false):
+		f.Add("title", "must not contain control characters")
+	}
+	return title
+}
+
+func checkBody(f *guidepost.Fields, body string) string {
+	switch {
+	case utf8.RuneCountInString(body) > MaxBody:
+		f.Add("body", fmt.Sprintf("must be at most %d characters", MaxBody))
+	case hasControl(body, true):
+		f.Add("body", "must not contain control characters other than newlines and tabs")
+	}
+	return body
+}
+
+func hasControl(s string, allowLines bool) bool {
+	for _, r := range s {
+		if allowLines && (r == '\n' || r == '\r' || r == '\t') {
+			continue
+		}
+		if unicode.IsControl(r) {
+			return true
+		}
+	}
+	return false
+}
+
+func checkLat(f *guidepost.Fields, field string, v *float64) {
+	switch {
+	case v == nil:
+		f.Add(field, "is required")
+	case math.IsNaN(*v) || math.IsInf(*v, 0):
+		f.Add(field, "must be a finite number")
+	case *v < -90 || *v > 90:
+		f.Add(field, "must be between -90 and 90")
+	}
+}
+
+func checkLng(f *guidepost.Fields, field string, v *float64) {
+	switch {
+	case v == nil:
+		f.Add(field, "is required")
+	case math.IsNaN(*v) || math.IsInf(*v, 0):
+		f.Add(field, "must be a finite number")
+	case *v < -180 || *v > 180:
+		f.Add(field, "must be between -180 and 180")
+	}
+}
+
+// checkMedia wants photo ids, each once, at most MaxMedia. Ownership is
+// checked by the store in the writing transaction.
+func checkMedia(f *guidepost.Fields, ids []string) []string {
+	if len(ids) > MaxMedia {
+		f.Add("media_ids", fmt.Sprintf("must list at most %d photos", MaxMedia))
+		return nil
+	}
+	out := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for i, id := range ids {
+		field := "media_ids[" + strconv.Itoa(i) + "]"
+		u, err := uuid.Parse(id)
+		if err != nil || len(id) != 36 {
+			f.Add(field, "is not a media id")
+			continue
+		}
+		norm := u.String()
+		if seen[norm] {
+			f.Add(field, "is listed twice")
+			continue
+		}
+		seen[norm] = true
+		out = append(out, norm)
+	}
+	return out
+}
+
+// normTag is how tags are stored and compared: trimmed and lower-case.
+func normTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
+
+func checkTagValue(t string) string {
+	switch n := utf8.RuneCountInString(t); {
+	case n == 0:
+		return "must not be empty"
+	case n > MaxTagChars:
+		return fmt.Sprintf("must be at most %d characters", MaxTagChars)
+	case hasControl(t, false):
+		return "must not contain control characters"
+	}
+	return ""
+}
+
+// checkTags normalises tags and drops repeats, keeping the first order.
+func checkTags(f *guidepost.Fields, tags []string) []string {
+	if len(tags) > MaxTags {
+		f.Add("tags", fmt.Sprintf("must list at most %d tags", MaxTags))
+		return nil
+	}
+	out := make([]string, 0, len(tags))
+	seen := make(map[string]bool, len(tags))
+	for i, t := range tags {
+		t = normTag(t)
+		if msg := checkTagValue(t); msg != "" {
+			f.Add("tags["+strconv.Itoa(i)+"]", msg)
+			continue
+		}
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (in Input) validate() (NewGuide, error) {
+	var f guidepost.Fields
+	g := NewGuide{Title: checkTitle(&f, in.Title), Body: checkBody(&f, in.Body)}
+	checkLat(&f, "lat", in.Lat)
+	checkLng(&f, "lng", in.Lng)
+	g.MediaIDs = checkMedia(&f, in.MediaIDs)
+	g.Tags = checkTags(&f, in.Tags)
+	if err := f.Err(); err != nil {
+		return NewGuide{}, err
+	}
+	g.Lat, g.Lng = *in.Lat, *in.Lng
+	return g, nil
+}
+
+// normalized checks every field the patch sets and returns it with values
+// normalised, so apply cannot fail on a value.
+func (p Patch) normalized() (Patch, error) {
+	var f guidepost.Fields
+	out := p
+	if p.Title != nil {
+		t := checkTitle(&f, *p.Title)
+		out.Title = &t
+	}
+	if p.Body != nil {
+		b := checkBody(&f, *p.Body)
+		out.Body = &b
+	}
+	if p.Lat != nil {
+		checkLat(&f, "lat", p.Lat)
+	}
+	if p.Lng != nil {
+		checkLng(&f, "lng", p.Lng)
+	}
+	if p.MediaIDs != nil {
+		m := checkMedia(&f, *p.MediaIDs)
+		out.MediaIDs = &m
+	}
+	if p.Tags != nil {
+		t := checkTags(&f, *p.Tags)
+		out.Tags = &t
+	}
+	return out, f.Err()
+}
+
+func (p Patch) apply(d *Draft) {
+	if p.Title != nil {
+		d.Title = *p.Title
+	}
+	if p.Body != nil {
+		d.Body = *p.Body
+	}
+	if p.Lat != nil {
+		d.Lat = *p.Lat
+	}
+	if p.Lng != nil {
+		d.Lng = *p.Lng
+	}
+	if p.MediaIDs != nil {
+		d.MediaIDs = *p.MediaIDs
+	}
+	if p.Tags != nil {
+		d.Tags = *p.Tags
+	}
+}
+
+func checkTagFilter(f *guidepost.Fields, tag string) string {
+	if tag == "" {
+		return ""
+	}
+	t := normTag(tag)
+	if msg := checkTagValue(t); msg != "" {
+		f.Add("tag", msg)
+	}
+	return t
+}
+
+func checkLimit(f *guidepost.Fields, v *int, def, max int) int {
+	switch {
+	case v == nil:
+		return def
+	case *v < 1 || *v > max:
+		f.Add("limit", fmt.Sprintf("must be between 1 and %d", max))
+	}
+	return *v
+}
+
+// nearbyQuery validates p; the cursor is checked against the query it must
+// belong to.
+func (p NearbyParams) query(signer cursorSigner) (NearbyQuery, []byte, error) {
+	var f guidepost.Fields
+	checkLat(&f, "lat", p.Lat)
+	checkLng(&f, "lng", p.Lng)
+	radius := float64(DefaultRadiusM)
+	if p.RadiusM != nil {
+		radius = *p.RadiusM
+		if math.IsNaN(radius) || math.IsInf(radius, 0) || radius < MinRadiusM || radius > MaxRadiusM {
+			f.Add("radius_m", fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
+		}
+	}
+	limit := checkLimit(&f, p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
+	tag := checkTagFilter(&f, p.Tag)
+	if err := f.Err(); err != nil {
+		return NearbyQuery{}, nil, err
+	}
+	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag}
+	fp := fingerprint(q.Lat, q.Lng, q.RadiusM, q.Tag)
+	if p.Cursor != "" {
+		at, msg := signer.decode(p.Cursor, fp)
+		if msg != "" {
+			return NearbyQuery{}, nil, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
+		}
+		q.After = &at
+	}
+	return q, fp, nil
+}
+
+func (p BBoxParams) query() (BBoxQuery, error) {
+	var f guidepost.Fields
+	if p.BBox == nil {
+		f.Add("bbox", "is required: minLng,minLat,maxLng,maxLat")
+	}
+	limit := checkLimit(&f, p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
+	tag := checkTagFilter(&f, p.Tag)
+	if err := f.Err(); err != nil {
+		return BBoxQuery{}, err
+	}
+	return BBoxQuery{BBox: *p.BBox, Limit: limit, Tag: tag}, nil
+}
+
+func (p ClusterParams) query() (ClusterQuery, error) {
+	var f guidepost.Fields
+	if p.BBox == nil {
+		f.Add("bbox", "is required: minLng,minLat,maxLng,maxLat")
+	}
+	switch {
+	case p.Zoom == nil:
+		f.Add("zoom", "is required")
+	case *p.Zoom < 0 || *p.Zoom > MaxZoom:
+		f.Add("zoom", fmt.Sprintf("must be between 0 and %d", MaxZoom))
+	}
+	if err := f.Err(); err != nil {
+		return ClusterQuery{}, err
+	}
+	if n := ClusterCellCount(*p.BBox, *p.Zoom); n > MaxClusterCells {
+		return ClusterQuery{}, guidepost.Invalid(guidepost.FieldError{Field: "bbox",
+			Message: fmt.Sprintf("covers %d cells at zoom %d, more than %d: zoom out or send a smaller viewport", n, *p.Zoom, MaxClusterCells)})
+	}
+	return ClusterQuery{BBox: *p.BBox, Zoom: *p.Zoom}, nil
+}
+
+// ParseBBox reads "minLng,minLat,maxLng,maxLat". Every problem is an
+// EINVALID naming field (the query parameter). A viewport that crosses the
+// antimeridian (minLng > maxLng) is refused with a clear message: split it
+// in two at ±180.
+func ParseBBox(field, s string) (BBox, error) {
+	bad := func(msg string) (BBox, error) {
+		return BBox{}, guidepost.Invalid(guidepost.FieldError{Field: field, Message: msg})
+	}
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return bad(fmt.Sprintf("must be four numbers minLng,minLat,maxLng,maxLat; got %d", len(parts)))
+	}
+	var v [4]float64
+	for i, p := range parts {
+		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil {
+			return bad(fmt.Sprintf("value %d (%q) is not a number", i+1, p))
+		}
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return bad(fmt.Sprintf("value %d must be a finite number", i+1))
+		}
+		v[i] = x
+	}
+	b := BBox{MinLng: v[0], MinLat: v[1], MaxLng: v[2], MaxLat: v[3]}
+	switch {
+	case b.MinLng < -180 || b.MaxLng > 180 || b.MaxLng < -180 || b.MinLng > 180:
+		return bad("longitudes must be between -180 and 180")
+	case b.MinLat < -90 || b.MaxLat > 90 || b.MaxLat < -90 || b.MinLat > 90:
+		return bad("latitudes must be between -90 and 90")
+	case b.MinLat > b.MaxLat:
+		return bad("minLat must not be greater than maxLat")
+	case b.MinLng > b.MaxLng:
+		return bad("minLng is greater than maxLng: a viewport crossing the antimeridian is not supported; send two, split at 180")
+	}
+	return b, nil
+}

@@ -1,0 +1,86 @@
+package sql_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// planNode is the part of EXPLAIN (FORMAT JSON) the test reads.
+type planNode struct {
+	NodeType   string     `json:"Node Type"`
+	IndexName  string     `json:"Index Name"`
+	OrderBy    string     `json:"Order By"`
+	ActualRows float64    `json:"Actual Rows"`
+	Plans      []planNode `json:"Plans"`
+}
+
+func (n planNode) walk(fn func(planNode)) {
+	fn(n)
+	for _, c := range n.Plans {
+		c.walk(fn)
+	}
+}
+
+// The nearby query must be answered in index order: the KNN scan of the
+// geography GiST index ordered by distance, stopped by LIMIT, with no sort
+// of every candidate (the plan that collapses to ~20 queries/s in a dense
+// city), and no JIT (whose compile time dwarfs the query).
+func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	if err := gsql.SeedGuides(ctx, db, 30_000, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	const limit = 21
+	for _, tc := range []struct {
+		name     string
+		lat, lng float64
+		after    *float64
+	}{
+		{"central Seoul", 37.5665, 126.9780, nil},
+		{"central Seoul, second page", 37.5665, 126.9780, ptr(250.0)},
+		{"empty sea", 36.0, 124.5, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var raw []byte
+			err := db.Pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+gsql.NearbySQL,
+				tc.lat, tc.lng, tc.after, limit).Scan(&raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc []struct {
+				Plan planNode  `json:"Plan"`
+				JIT  *struct{} `json:"JIT"`
+			}
+			if err := json.Unmarshal(raw, &doc); err != nil {
+				t.Fatal(err)
+			}
+			var knn *planNode
+			doc[0].Plan.walk(func(n planNode) {
+				switch n.NodeType {
+				case "Sort", "Incremental Sort":
+					t.Errorf("the plan sorts: %s", raw)
+				case "Index Scan":
+					if n.IndexName == "guides_location_idx" && n.OrderBy != "" {
+						knn = &n
+					}
+				}
+			})
+			if knn == nil {
+				t.Fatalf("no KNN scan of guides_location_idx ordered by distance: %s", raw)
+			}
+			if tc.after == nil && knn.ActualRows > limit {
+				t.Errorf("the KNN scan produced %v rows for LIMIT %d: it did not stop", knn.ActualRows, limit)
+			}
+			if doc[0].JIT != nil {
+				t.Errorf("the query was JIT-compiled: %s", raw)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

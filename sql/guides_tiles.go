@@ -1,0 +1,198 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// LoadTiles reads whole tiles for the cache: one statement, so one snapshot
+// for the versions and the guides. Guides are found by the expression
+// index on guide_tile(location), the same numbering as guides.TileOf, so
+// membership is exact; each tile's guides come newest first.
+func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]cache.Tile, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
+			coalesce(g.id::text, ''), coalesce(g.title, ''), coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
+			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
+			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
+			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')
+		FROM unnest($1::bigint[]) AS t(tile)
+		LEFT JOIN guide_tiles v ON v.tile = t.tile
+		LEFT JOIN LATERAL (
+			SELECT g.id, g.title, g.location, g.tags, g.created_at, g.like_count FROM guides g
+			WHERE guide_tile(g.location) = t.tile AND coalesce(v.guides, 0) <= $2
+		) g ON true
+		`+coverJoin+`
+		ORDER BY t.tile, g.id DESC`, tiles, maxGuides)
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	var out []cache.Tile
+	var (
+		tile, version int64
+		count         int
+		has           bool
+		it            guides.Item
+	)
+	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt,
+		&it.LikeCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		if len(out) == 0 || out[len(out)-1].ID != tile {
+			out = append(out, cache.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
+		}
+		if has {
+			t := &out[len(out)-1]
+			t.Items = append(t.Items, it)
+		}
+		it = guides.Item{}
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	return out, nil
+}
+
+// Namespace names this database for keys in a Redis that other databases
+// may share: its oid (new when a database is dropped and made again) and
+// the server's start time (a restored cluster starts anew).
+func (s *Guides) Namespace(ctx context.Context) (string, error) {
+	var oid uint32
+	var started time.Time
+	err := s.db.Pool.QueryRow(ctx, `SELECT d.oid, pg_postmaster_start_time() FROM pg_database d WHERE d.datname = current_database()`).
+		Scan(&oid, &started)
+	if err != nil {
+		return "", translate(err, "database")
+	}
+	return fmt.Sprintf("%d.%d", oid, started.UnixMicro()), nil
+}
+
+// TileListenerName is the application_name of the listening connection,
+// as pg_stat_activity shows it.
+const TileListenerName = "guidepost-guide-tiles"
+
+// watchPing is how often an idle listening connection is checked, so a
+// silently dead one is noticed (and the cache stops trusting itself).
+const watchPing = 5 * time.Second
+
+// WatchTiles follows tile versions on a connection of its own (a pooled one
+// would be handed to others): LISTEN first, then read every version, then
+// apply notifications, so nothing falls between the two.
+func (s *Guides) WatchTiles(ctx context.Context, w cache.TileWatcher) error {
+	backoff := 100 * time.Millisecond
+	for {
+		err := s.watchOnce(ctx, w)
+		if ctx.Err() != nil {
+			return nil
+		}
+		w.Lost(err)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(backoff):
+		}
+		if backoff < 5*time.Second {
+			backoff *= 2
+		}
+	}
+}
+
+func (s *Guides) watchOnce(ctx context.Context, w cache.TileWatcher) error {
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	cfg := s.db.Pool.Config().ConnConfig.Copy()
+	cfg.RuntimeParams["application_name"] = TileListenerName
+	conn, err := pgx.ConnectConfig(cctx, cfg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(ctx, `LISTEN guide_tiles`); err != nil {
+		return err
+	}
+	sync := func() error {
+		versions, err := allTileVersions(ctx, conn)
+		if err != nil {
+			return err
+		}
+		w.Synced(versions)
+		return nil
+	}
+	if err := sync(); err != nil {
+		return err
+	}
+	for {
+		wctx, cancel := context.WithTimeout(ctx, watchPing)
+		n, err := conn.WaitForNotification(wctx)
+		cancel()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			// Quiet: make sure the connection still lives.
+			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			err = conn.Ping(pctx)
+			cancel()
+			if err != nil {
+				return err
+			}
+			continue
+		case err != nil:
+			return err
+		}
+		if n.Payload == "*" {
+			if err := sync(); err != nil {
+				return err
+			}
+			continue
+		}
+		for _, item := range strings.Split(n.Payload, ",") {
+			tile, st, ok := parseTileState(item)
+			if !ok {
+				if err := sync(); err != nil { // unreadable: trust nothing
+					return err
+				}
+				break
+			}
+			w.Changed(tile, st)
+		}
+	}
+}
+
+// parseTileState reads "tile:version:guides".
+func parseTileState(s string) (int64, cache.TileState, bool) {
+	parts := strings.Split(s, ":")
+	if len(parts) != 3 {
+		return 0, cache.TileState{}, false
+	}
+	tile, err1 := strconv.ParseInt(parts[0], 10, 64)
+	version, err2 := strconv.ParseInt(parts[1], 10, 64)
+	guides, err3 := strconv.Atoi(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil {
+		return 0, cache.TileState{}, false
+	}
+	return tile, cache.TileState{Version: version, Guides: guides}, true
+}
+
+func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]cache.TileState, error) {
+	rows, err := conn.Query(ctx, `SELECT tile, version, guides FROM guide_tiles`)
+	if err != nil {
+		return nil, err
+	}
+	out := map[int64]cache.TileState{}
+	var tile int64
+	var st cache.TileState
+	_, err = pgx.ForEachRow(rows, []any{&tile, &st.Version, &st.Guides}, func() error {
+		out[tile] = st
+		return nil
+	})
+	return out, err
+}
