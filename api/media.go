@@ -93,7 +93,7 @@ func nullable(s string) *string {
 func (s *Server) uploadMedia(c *gin.Context) {
 	svc := s.deps.Media
 	if err := svc.CheckSize(c.Request.ContentLength); err != nil {
-		c.Header("Connection", "close") // do not read the body to reuse the connection
+		c.Header("Connection", "close") // the body stays unread, so the connection cannot serve another request
 		fail(c, err)
 		return
 	}

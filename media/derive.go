@@ -1,0 +1,147 @@
+package media
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
+)
+
+// DeriveTask is one run of a photo's derive task.
+type DeriveTask struct {
+	MediaID string
+	// LastTry: the queue will not run this task again, so a transient
+	// failure now fails the photo instead of leaving it unfinished forever.
+	LastTry bool
+}
+
+// Derive renders a photo's web JPEG, thumbnail and ThumbHash and marks it
+// ready, or marks it failed when the photo itself is bad. It is idempotent:
+// the object keys and the JPEG bytes depend only on the original, and a
+// finished row is never changed, so a second run (a retry after a crash, a
+// duplicate delivery) leaves the same objects and the same row.
+//
+// A returned *TaskError says whether retrying can help.
+func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
+	m, err := s.deps.Store.Start(ctx, t.MediaID, s.deps.Clock.Now())
+	switch {
+	case guidepost.ErrorCode(err) == guidepost.ENOTFOUND:
+		// No row: nothing to derive for, now or later.
+		return &TaskError{Reason: "missing_row", Permanent: true, Err: err}
+	case err != nil:
+		return s.giveUpIf(ctx, t, transient(err))
+	case m.Status.Finished():
+		return nil
+	case m.Attempts > s.cfg.MaxAttempts:
+		return s.fail(ctx, m.ID, &TaskError{Reason: reasonGaveUp, Permanent: true,
+			Err: fmt.Errorf("started %d times without finishing", m.Attempts-1), failure: failGaveUp})
+	}
+	hash, err := s.derive(ctx, m)
+	var te *TaskError
+	if errors.As(err, &te) && te.Permanent {
+		return s.fail(ctx, m.ID, te)
+	}
+	if err != nil {
+		return s.giveUpIf(ctx, t, err)
+	}
+	if err := s.deps.Store.Finish(ctx, m.ID, hash, s.deps.Clock.Now()); err != nil {
+		return s.giveUpIf(ctx, t, transient(err))
+	}
+	return nil
+}
+
+// derive does the work between the two row updates and returns the
+// ThumbHash.
+func (s *Service) derive(ctx context.Context, m Media) (string, error) {
+	data, err := s.download(ctx, m)
+	if err != nil {
+		return "", err
+	}
+	res, err := s.renderBounded(ctx, m, data)
+	if err != nil {
+		return "", err
+	}
+	start := time.Now()
+	for _, d := range []struct {
+		key  string
+		jpeg []byte
+	}{{WebKey(m.ID), res.Web.JPEG}, {ThumbKey(m.ID), res.Thumb.JPEG}} {
+		sum := sha256.Sum256(d.jpeg)
+		if err := s.deps.Blobs.Put(ctx, d.key, bytes.NewReader(d.jpeg), int64(len(d.jpeg)), "image/jpeg", hex.EncodeToString(sum[:])); err != nil {
+			return "", transient(err)
+		}
+	}
+	s.deps.Observer.ObserveStage("upload", time.Since(start))
+	return res.ThumbHash, nil
+}
+
+func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
+	start := time.Now()
+	rc, _, err := s.deps.Blobs.Get(ctx, OriginalKey(m.ID))
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return nil, &TaskError{Reason: reasonMissing, Permanent: true, Err: err, failure: failMissing}
+	}
+	if err != nil {
+		return nil, transient(err)
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, s.cfg.MaxBytes+1))
+	if err != nil {
+		return nil, transient(guidepost.Wrap(guidepost.EUNAVAILABLE, err, "reading the original failed"))
+	}
+	s.deps.Observer.ObserveStage("download", time.Since(start))
+	return data, nil
+}
+
+// renderBounded renders under the decode semaphore, weighted by the photo's
+// megapixels (known from the row, measured at upload).
+func (s *Service) renderBounded(ctx context.Context, m Media, data []byte) (photo.Result, error) {
+	capacity := int64(s.cfg.RenderSlots * slotMP)
+	weight := min(max(int64(m.Width)*int64(m.Height)/1_000_000+1, 1), capacity)
+	if err := s.render.Acquire(ctx, weight); err != nil {
+		return photo.Result{}, transient(err)
+	}
+	defer s.render.Release(weight)
+	start := time.Now()
+	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
+	var res photo.Result
+	if err == nil {
+		res, err = photo.Render(ctx, bytes.NewReader(data), format, photo.Options{MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes})
+	}
+	if err != nil {
+		return photo.Result{}, classifyRender(err)
+	}
+	s.deps.Observer.ObserveStage("render", time.Since(start))
+	return res, nil
+}
+
+// fail records a permanent failure on the row and returns te. If the row
+// cannot be written the error turns transient, so the task runs again and
+// the photo does not stay "processing".
+func (s *Service) fail(ctx context.Context, id string, te *TaskError) error {
+	if err := s.deps.Store.Fail(ctx, id, te.failure, s.deps.Clock.Now()); err != nil {
+		return transient(err)
+	}
+	slog.InfoContext(ctx, "media: photo failed", "media_id", id, "reason", te.Reason, "err", te.Err)
+	return te
+}
+
+// giveUpIf fails the photo when the queue will not retry err. A worker that
+// is stopping (ctx ended) gives up nothing: its task goes back to the queue.
+func (s *Service) giveUpIf(ctx context.Context, t DeriveTask, err error) error {
+	if !t.LastTry || ctx.Err() != nil {
+		return err
+	}
+	if ferr := s.deps.Store.Fail(ctx, t.MediaID, failGaveUp, s.deps.Clock.Now()); ferr != nil {
+		slog.ErrorContext(ctx, "media: could not fail a photo after its last try", "media_id", t.MediaID, "err", ferr)
+	}
+	return err
+}

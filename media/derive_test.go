@@ -1,0 +1,137 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"image/jpeg"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost/media"
+)
+
+func accepted(t *testing.T, e *env, name string) media.Media {
+	t.Helper()
+	res, err := e.svc.Upload(context.Background(), input(alice, photo(t, name), ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Media
+}
+
+// Running a task twice leaves the same objects and the same row.
+func TestDeriveIsIdempotent(t *testing.T) {
+	e := newEnv(media.Config{PublicBase: "https://cdn.test"})
+	m := accepted(t, e, "orient-6.jpg")
+	task := media.DeriveTask{MediaID: m.ID}
+	if err := e.svc.Derive(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	row, _ := e.store.Get(context.Background(), m.ID)
+	web := bytes.Clone(e.blobs.objects[media.WebKey(m.ID)])
+	e.clock.Add(time.Minute)
+	if err := e.svc.Derive(context.Background(), task); err != nil {
+		t.Fatal(err)
+	}
+	again, _ := e.store.Get(context.Background(), m.ID)
+	if row != again || row.Status != media.StatusReady || row.ThumbHash == "" || row.ProcessedAt.IsZero() {
+		t.Fatalf("row changed or not ready:\n%+v\n%+v", row, again)
+	}
+	if !bytes.Equal(web, e.blobs.objects[media.WebKey(m.ID)]) {
+		t.Fatal("the web JPEG changed on the second run")
+	}
+	img, err := jpeg.Decode(bytes.NewReader(web))
+	if err != nil || img.Bounds().Dx() != 240 || img.Bounds().Dy() != 160 {
+		t.Fatalf("web: %v, %v", img.Bounds(), err)
+	}
+	v, _ := e.svc.Get(context.Background(), m.ID, "")
+	if v.WebURL != "https://cdn.test/"+media.WebKey(m.ID) || v.ThumbURL != "https://cdn.test/"+media.ThumbKey(m.ID) || v.OriginalURL != "" {
+		t.Fatalf("public URLs: %+v", v)
+	}
+}
+
+// A photo that cannot be decoded fails once, permanently, with words for
+// its owner, and is never retried.
+func TestDeriveCorruptPhotoFailsPermanently(t *testing.T) {
+	e := newEnv(media.Config{})
+	m := accepted(t, e, "corrupt.jpg")
+	err := e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID})
+	if !media.IsPermanent(err) || media.FailureReason(err) != "corrupt" {
+		t.Fatalf("want a permanent corrupt failure, got %v", err)
+	}
+	row, _ := e.store.Get(context.Background(), m.ID)
+	if row.Status != media.StatusFailed || !strings.Contains(row.Failure, "damaged") {
+		t.Fatalf("row: %+v", row)
+	}
+	if _, ok := e.blobs.objects[media.WebKey(m.ID)]; ok {
+		t.Fatal("a failed photo has a web JPEG")
+	}
+	if err := e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID}); err != nil {
+		t.Fatalf("a second run of a failed photo: %v", err)
+	}
+}
+
+// Storage trouble is retried; on the last try it fails the photo instead of
+// leaving it processing for ever.
+func TestDeriveTransientFailureRetriesThenGivesUp(t *testing.T) {
+	e := newEnv(media.Config{})
+	m := accepted(t, e, "photo.jpg")
+	e.blobs.down = true
+	err := e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID})
+	if err == nil || media.IsPermanent(err) || media.FailureReason(err) != "unavailable" {
+		t.Fatalf("want a transient failure, got %v", err)
+	}
+	if row, _ := e.store.Get(context.Background(), m.ID); row.Status != media.StatusProcessing {
+		t.Fatalf("after a transient failure: %s", row.Status)
+	}
+	e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID, LastTry: true})
+	if row, _ := e.store.Get(context.Background(), m.ID); row.Status != media.StatusFailed || row.Failure == "" {
+		t.Fatalf("after the last try: %+v", row)
+	}
+	err = e.svc.Derive(context.Background(), media.DeriveTask{MediaID: uuid.NewString()})
+	if !media.IsPermanent(err) {
+		t.Fatalf("a task for a missing row must not retry: %v", err)
+	}
+}
+
+// A photo whose task the queue gave up on is failed by the sweeper.
+func TestSweepFailsPhotosWithDeadTasks(t *testing.T) {
+	e := newEnv(media.Config{})
+	m := accepted(t, e, "photo.jpg")
+	e.queue.states[m.ID] = media.TaskDead
+	e.clock.Add(time.Hour)
+	r, err := e.svc.Sweep(context.Background())
+	row, _ := e.store.Get(context.Background(), m.ID)
+	if err != nil || r.Failed != 1 || row.Status != media.StatusFailed {
+		t.Fatalf("%+v, %v, %s", r, err, row.Status)
+	}
+}
+
+// An original with no row (a crash between the S3 put and the insert) is
+// deleted once it is a day old, and not before; originals with rows stay.
+func TestSweepDeletesOrphansAfterADay(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(media.Config{})
+	kept := accepted(t, e, "photo.jpg")
+	orphan := uuid.Must(uuid.NewV7()).String()
+	data := photo(t, "photo.png")
+	e.blobs.Put(ctx, media.OriginalKey(orphan), bytes.NewReader(data), int64(len(data)), "image/png", input("", data, "").SHA256)
+	e.blobs.objects["media/not-an-id/original"] = []byte("x")
+
+	e.clock.Add(23 * time.Hour)
+	if r, _ := e.svc.Sweep(ctx); r.Orphans != 0 {
+		t.Fatalf("deleted before a day: %+v", r)
+	}
+	e.clock.Add(2 * time.Hour)
+	r, err := e.svc.Sweep(ctx)
+	if err != nil || r.Orphans != 1 {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	want := []string{media.OriginalKey(kept.ID), "media/not-an-id/original"}
+	if got := e.blobs.keys(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("objects left: %v", got)
+	}
+}

@@ -1,0 +1,125 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
+)
+
+// Upload refusals. Each names the field at fault so a client can point at
+// it; api/ maps the codes to 400/413/415/422.
+func errTooLarge(limit int64) error {
+	return &guidepost.Error{
+		Code:    guidepost.ETOOLARGE,
+		Message: fmt.Sprintf("the upload is larger than the limit of %d MiB", limit>>20),
+		Fields:  []guidepost.FieldError{{Field: "file", Message: fmt.Sprintf("must be at most %d bytes", limit)}},
+	}
+}
+
+func errEmptyFile() error {
+	return guidepost.Invalid(guidepost.FieldError{Field: "file", Message: "must not be empty"})
+}
+
+func errUnsupported(cause error) error {
+	return &guidepost.Error{
+		Code:    guidepost.EUNSUPPORTED,
+		Message: "the file is not a JPEG, PNG, WebP or HEIC photo",
+		Fields:  []guidepost.FieldError{{Field: "file", Message: "must be a JPEG, PNG, WebP or HEIC photo"}},
+		Err:     cause,
+	}
+}
+
+func errUnprocessable(field, message string, cause error) error {
+	return &guidepost.Error{
+		Code:    guidepost.EUNPROCESSABLE,
+		Message: field + ": " + message,
+		Fields:  []guidepost.FieldError{{Field: field, Message: message}},
+		Err:     cause,
+	}
+}
+
+// keyField is how the API names the Idempotency-Key header in errors.
+const keyField = "Idempotency-Key"
+
+// TaskError is a derive failure. Permanent ones will fail the same way on
+// every retry (the photo itself is bad), so the worker must not retry them;
+// the others (storage, database) should be retried with backoff.
+type TaskError struct {
+	Reason    string // a metrics label: corrupt, unavailable, …
+	Permanent bool
+	Err       error
+	failure   string // for the owner, when Permanent
+}
+
+func (e *TaskError) Error() string { return "derive: " + e.Reason + ": " + e.Err.Error() }
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// FailureReason is the metrics label of a derive error.
+func FailureReason(err error) string {
+	var te *TaskError
+	switch {
+	case errors.As(err, &te):
+		return te.Reason
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "canceled"
+	}
+	return "internal"
+}
+
+// IsPermanent reports whether retrying err cannot help.
+func IsPermanent(err error) bool {
+	var te *TaskError
+	return errors.As(err, &te) && te.Permanent
+}
+
+// Failure messages are shown to the photo's owner, so they speak of the
+// photo, not of decoders.
+const (
+	failCorrupt   = "The photo could not be read: the file is damaged or incomplete. Please upload it again."
+	failFormat    = "This file is not a photo we can read. Please upload a JPEG, PNG, WebP or HEIC photo."
+	failPixels    = "The photo has more than 50 megapixels. Please upload a smaller one."
+	failSize      = "The file is too large. Please upload a smaller photo."
+	failMissing   = "The uploaded file was lost before it could be processed. Please upload it again."
+	failGaveUp    = "We could not process this photo. Please upload it again."
+	reasonGaveUp  = "gave_up"
+	reasonMissing = "missing_original"
+)
+
+// classifyRender turns a photo pipeline error into a task error. ctx errors
+// stay transient: the worker is stopping, the photo is fine.
+func classifyRender(err error) *TaskError {
+	permanent := func(reason, failure string) *TaskError {
+		return &TaskError{Reason: reason, Permanent: true, Err: err, failure: failure}
+	}
+	switch {
+	case errors.Is(err, photo.ErrCorrupt):
+		return permanent("corrupt", failCorrupt)
+	case errors.Is(err, photo.ErrUnsupported):
+		return permanent("unsupported", failFormat)
+	case errors.Is(err, photo.ErrTooManyPixels):
+		return permanent("too_many_pixels", failPixels)
+	case errors.Is(err, photo.ErrTooLarge):
+		return permanent("too_large", failSize)
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return &TaskError{Reason: "canceled", Err: err}
+	}
+	// An unknown render error is most likely a bug on our side: retry it,
+	// and the retry limit turns it into a failure if it persists.
+	return &TaskError{Reason: "internal", Err: err}
+}
+
+// transient wraps a storage or database error met during a task.
+func transient(err error) *TaskError {
+	reason := "internal"
+	switch guidepost.ErrorCode(err) {
+	case guidepost.EUNAVAILABLE:
+		reason = "unavailable"
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		reason = "canceled"
+	}
+	return &TaskError{Reason: reason, Err: err}
+}

@@ -1,0 +1,311 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
+)
+
+// In-memory stand-ins with the same contracts as the real stores (which
+// sql/ and worker/ test against PostgreSQL and Redis).
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Add(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+type fakeStore struct {
+	mu   sync.Mutex
+	rows map[string]media.Media
+	// beforeCreate lets a test slip a competing row in between the
+	// duplicate check and the insert.
+	beforeCreate func()
+}
+
+func notFound() error { return guidepost.Errorf(guidepost.ENOTFOUND, "media not found") }
+
+func (s *fakeStore) Create(_ context.Context, m media.Media) error {
+	if s.beforeCreate != nil {
+		s.beforeCreate()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.rows {
+		if r.OwnerID == m.OwnerID && r.SHA256 == m.SHA256 {
+			return guidepost.Errorf(guidepost.ECONFLICT, "media already exists")
+		}
+	}
+	s.rows[m.ID] = m
+	return nil
+}
+
+func (s *fakeStore) Get(_ context.Context, id string) (media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.rows[id]; ok {
+		return m, nil
+	}
+	return media.Media{}, notFound()
+}
+
+func (s *fakeStore) BySHA256(_ context.Context, owner, sha string) (media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range s.rows {
+		if r.OwnerID == owner && r.SHA256 == sha {
+			return r, nil
+		}
+	}
+	return media.Media{}, notFound()
+}
+
+func (s *fakeStore) update(id string, fn func(*media.Media)) (media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.rows[id]
+	if !ok {
+		return m, notFound()
+	}
+	if !m.Status.Finished() {
+		fn(&m)
+		s.rows[id] = m
+	}
+	return m, nil
+}
+
+func (s *fakeStore) Start(_ context.Context, id string, now time.Time) (media.Media, error) {
+	return s.update(id, func(m *media.Media) { m.Status, m.UpdatedAt = media.StatusProcessing, now; m.Attempts++ })
+}
+
+func (s *fakeStore) Finish(_ context.Context, id, hash string, now time.Time) error {
+	_, err := s.update(id, func(m *media.Media) {
+		m.Status, m.ThumbHash, m.ProcessedAt, m.UpdatedAt = media.StatusReady, hash, now, now
+	})
+	return err
+}
+
+func (s *fakeStore) Fail(_ context.Context, id, reason string, now time.Time) error {
+	_, err := s.update(id, func(m *media.Media) {
+		m.Status, m.Failure, m.ProcessedAt, m.UpdatedAt = media.StatusFailed, reason, now, now
+	})
+	return err
+}
+
+func (s *fakeStore) Stale(_ context.Context, before time.Time, limit int) ([]media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []media.Media
+	for _, m := range s.rows {
+		if !m.Status.Finished() && m.UpdatedAt.Before(before) {
+			out = append(out, m)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].UpdatedAt.Before(out[j].UpdatedAt) })
+	return out[:min(len(out), limit)], nil
+}
+
+func (s *fakeStore) Touch(_ context.Context, id string, now time.Time) error {
+	_, err := s.update(id, func(m *media.Media) { m.UpdatedAt = now })
+	return err
+}
+
+func (s *fakeStore) Existing(_ context.Context, ids []string) (map[string]bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]bool{}
+	for _, id := range ids {
+		if _, ok := s.rows[id]; ok {
+			out[id] = true
+		}
+	}
+	return out, nil
+}
+
+type fakeKeys struct {
+	mu   sync.Mutex
+	uses map[string]media.KeyUse
+}
+
+func (k *fakeKeys) Claim(_ context.Context, u media.KeyUse, staleBefore, expiredBefore time.Time) (media.KeyUse, bool, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	held, ok := k.uses[u.OwnerID+"/"+u.Key]
+	if ok && held.At.After(expiredBefore) &&
+		!(!held.Done && held.At.Before(staleBefore) && held.Fingerprint == u.Fingerprint) {
+		return held, false, nil
+	}
+	k.uses[u.OwnerID+"/"+u.Key] = u
+	return u, true, nil
+}
+
+func (k *fakeKeys) Complete(_ context.Context, u media.KeyUse) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.uses[u.OwnerID+"/"+u.Key] = u
+	return nil
+}
+
+func (k *fakeKeys) Release(_ context.Context, u media.KeyUse) error {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if held := k.uses[u.OwnerID+"/"+u.Key]; !held.Done {
+		delete(k.uses, u.OwnerID+"/"+u.Key)
+	}
+	return nil
+}
+
+func (k *fakeKeys) DeleteExpired(context.Context, time.Time) (int64, error) { return 0, nil }
+
+type fakeBlobs struct {
+	mu      sync.Mutex
+	objects map[string][]byte
+	born    map[string]time.Time
+	down    bool
+}
+
+func unavailable() error {
+	return guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("connection refused"), "photo storage is unavailable")
+}
+
+func (b *fakeBlobs) Put(_ context.Context, key string, body io.ReadSeeker, size int64, _, sha string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.down {
+		return unavailable()
+	}
+	data, err := io.ReadAll(body)
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(data); int64(len(data)) != size || hex.EncodeToString(sum[:]) != sha {
+		return fmt.Errorf("fake s3: %s: size or SHA-256 does not match the body", key)
+	}
+	b.objects[key] = data
+	b.born[key] = time.Now()
+	return nil
+}
+
+func (b *fakeBlobs) Get(_ context.Context, key string) (io.ReadCloser, int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.down {
+		return nil, 0, unavailable()
+	}
+	data, ok := b.objects[key]
+	if !ok {
+		return nil, 0, guidepost.Errorf(guidepost.ENOTFOUND, "%s not found", key)
+	}
+	return io.NopCloser(bytes.NewReader(data)), int64(len(data)), nil
+}
+
+func (b *fakeBlobs) Delete(_ context.Context, key string) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.objects, key)
+	return nil
+}
+
+func (b *fakeBlobs) PresignGet(_ context.Context, key string, ttl time.Duration) (string, error) {
+	return "https://s3.test/" + key + "?ttl=" + ttl.String(), nil
+}
+
+func (b *fakeBlobs) List(_ context.Context, prefix string, fn func(objstore.Object) error) error {
+	b.mu.Lock()
+	var objs []objstore.Object
+	for k, data := range b.objects {
+		if strings.HasPrefix(k, prefix) {
+			objs = append(objs, objstore.Object{Key: k, Size: int64(len(data)), LastModified: b.born[k]})
+		}
+	}
+	b.mu.Unlock()
+	for _, o := range objs {
+		if err := fn(o); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *fakeBlobs) keys() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []string
+	for k := range b.objects {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type fakeQueue struct {
+	mu     sync.Mutex
+	queued map[string]int // id → times enqueued
+	states map[string]media.TaskState
+	down   bool
+}
+
+func (q *fakeQueue) Enqueue(_ context.Context, id string) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.down {
+		return guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("dial tcp: connection refused"), "the task queue is unavailable")
+	}
+	q.queued[id]++
+	q.states[id] = media.TaskLive
+	return nil
+}
+
+func (q *fakeQueue) TaskState(_ context.Context, id string) (media.TaskState, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.down {
+		return 0, guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("dial tcp: connection refused"), "the task queue is unavailable")
+	}
+	return q.states[id], nil
+}
+
+func (q *fakeQueue) times(id string) int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.queued[id]
+}
+
+type env struct {
+	svc   *media.Service
+	store *fakeStore
+	keys  *fakeKeys
+	blobs *fakeBlobs
+	queue *fakeQueue
+	clock *clock
+}
+
+func newEnv(cfg media.Config) *env {
+	e := &env{
+		store: &fakeStore{rows: map[string]media.Media{}},
+		keys:  &fakeKeys{uses: map[string]media.KeyUse{}},
+		blobs: &fakeBlobs{objects: map[string][]byte{}, born: map[string]time.Time{}},
+		queue: &fakeQueue{queued: map[string]int{}, states: map[string]media.TaskState{}},
+		clock: &clock{now: time.Now()},
+	}
+	e.svc = media.New(media.Deps{Store: e.store, Keys: e.keys, Blobs: e.blobs, Queue: e.queue, Clock: e.clock}, cfg)
+	return e
+}

@@ -1,0 +1,99 @@
+package media
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/objstore"
+)
+
+// Store keeps the media rows. Methods answer in the guidepost error
+// vocabulary: ENOTFOUND for a missing row, ECONFLICT for a second row with
+// the same owner and SHA-256, EUNAVAILABLE when the database cannot be reached.
+type Store interface {
+	Create(ctx context.Context, m Media) error
+	Get(ctx context.Context, id string) (Media, error)
+	BySHA256(ctx context.Context, ownerID, sha256 string) (Media, error)
+	// Start moves an unfinished photo to processing and counts the attempt;
+	// a finished one is returned unchanged.
+	Start(ctx context.Context, id string, now time.Time) (Media, error)
+	// Finish and Fail change only unfinished rows, so a task that runs twice
+	// cannot move a photo back or overwrite the first result.
+	Finish(ctx context.Context, id, thumbHash string, now time.Time) error
+	Fail(ctx context.Context, id, reason string, now time.Time) error
+	// Stale lists unfinished rows not updated since before, oldest first.
+	Stale(ctx context.Context, before time.Time, limit int) ([]Media, error)
+	// Touch marks a row as looked after, so the next sweep skips it.
+	Touch(ctx context.Context, id string, now time.Time) error
+	// Existing returns which of ids have a row.
+	Existing(ctx context.Context, ids []string) (map[string]bool, error)
+}
+
+// Keys records Idempotency-Key uses.
+type Keys interface {
+	// Claim reserves key for this request unless another use holds it; it
+	// then returns that use instead (claimed false). An expired record, or
+	// an in-flight one abandoned before staleBefore with the same
+	// fingerprint, is taken over.
+	Claim(ctx context.Context, k KeyUse, staleBefore, expiredBefore time.Time) (held KeyUse, claimed bool, err error)
+	// Complete records how the claimed use ended, for replays.
+	Complete(ctx context.Context, k KeyUse) error
+	// Release forgets an in-flight claim whose request failed, so the client
+	// may retry with the same key.
+	Release(ctx context.Context, k KeyUse) error
+	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
+}
+
+// KeyUse is one use of an Idempotency-Key.
+type KeyUse struct {
+	OwnerID     string
+	Scope       string
+	Key         string
+	Fingerprint string
+	Done        bool
+	Outcome     Outcome // when Done
+	ResourceID  string  // when Done
+	At          time.Time
+}
+
+// Blobs is the object store; *objstore.S3 implements it. Errors use the
+// guidepost vocabulary (ENOTFOUND, EUNAVAILABLE).
+type Blobs interface {
+	Put(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error
+	Get(ctx context.Context, key string) (io.ReadCloser, int64, error)
+	Delete(ctx context.Context, key string) error
+	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
+	List(ctx context.Context, prefix string, fn func(objstore.Object) error) error
+}
+
+// Queue carries derive tasks to workers. A task's id is the media id.
+type Queue interface {
+	// Enqueue is idempotent: a task already queued for id is success.
+	Enqueue(ctx context.Context, mediaID string) error
+	// TaskState tells the sweeper whether a photo still has a task.
+	TaskState(ctx context.Context, mediaID string) (TaskState, error)
+}
+
+// TaskState is what the queue knows of a photo's task.
+type TaskState int
+
+const (
+	TaskMissing TaskState = iota // none: lost, or never queued
+	TaskLive                     // waiting, running or due for a retry
+	TaskDead                     // the queue gave up on it
+)
+
+// Clock is the time source; tests move it.
+type Clock = guidepost.Clock
+
+// Observer receives the duration of each derive stage (download, render or
+// its parts, upload); the worker exports them as metrics.
+type Observer interface {
+	ObserveStage(stage string, d time.Duration)
+}
+
+type noObserver struct{}
+
+func (noObserver) ObserveStage(string, time.Duration) {}

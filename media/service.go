@@ -1,0 +1,152 @@
+package media
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/guidepost/guidepost/media/photo"
+)
+
+// Config holds the feature's limits and timings; zero values take defaults.
+type Config struct {
+	MaxBytes   int64         // largest upload body (25 MiB)
+	MaxPixels  int64         // photo.DefaultMaxPixels (50 MP)
+	PublicBase string        // when set, derivative URLs are plain URLs under it
+	URLTTL     time.Duration // lifetime of presigned URLs (15 min)
+	KeyTTL     time.Duration // how long an Idempotency-Key replays (24 h)
+	// KeyLease is how long an in-flight key blocks repeats (409) before it
+	// counts as abandoned by a crashed server and may be taken over.
+	KeyLease time.Duration // 1 min
+	// PendingAge: an unfinished photo untouched this long is checked by the
+	// sweeper for a live task (5 min).
+	PendingAge time.Duration
+	// OrphanAge: an original with no row this old is deleted (24 h); younger
+	// ones may belong to an upload still writing its row.
+	OrphanAge time.Duration
+	// OrphanLookback bounds how far back past OrphanAge a sweep lists keys
+	// (48 h), so a sweep costs a few days of uploads, not the whole bucket.
+	OrphanLookback time.Duration
+	// RenderSlots sizes the decode semaphore at slotMP megapixels a slot: a
+	// photo takes a weight in proportion to its pixels, so memory, not task
+	// count, is what the semaphore bounds. Set it from WORKER_CONCURRENCY.
+	RenderSlots int
+	// MaxAttempts caps how often a worker may start on one photo; a photo
+	// that crashes its worker every time is failed instead of looping.
+	MaxAttempts int
+}
+
+func (c *Config) defaults() {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	if c.MaxBytes <= 0 {
+		c.MaxBytes = 25 << 20
+	}
+	if c.MaxPixels <= 0 {
+		c.MaxPixels = photo.DefaultMaxPixels
+	}
+	def(&c.URLTTL, 15*time.Minute)
+	def(&c.KeyTTL, 24*time.Hour)
+	def(&c.KeyLease, time.Minute)
+	def(&c.PendingAge, 5*time.Minute)
+	def(&c.OrphanAge, 24*time.Hour)
+	def(&c.OrphanLookback, 48*time.Hour)
+	if c.RenderSlots <= 0 {
+		c.RenderSlots = 1
+	}
+	if c.MaxAttempts <= 0 {
+		c.MaxAttempts = 15
+	}
+}
+
+// slotMP is how many megapixels one RenderSlots slot decodes at once. The
+// semaphore counts megapixels: with WORKER_CONCURRENCY=2 two 12-MP photos
+// decode together, but a 48-MP one (weight capped at the whole capacity)
+// decodes alone, which keeps a worker well under 1 GB.
+const slotMP = 16
+
+// Deps are the services the feature consumes.
+type Deps struct {
+	Store    Store
+	Keys     Keys
+	Blobs    Blobs
+	Queue    Queue
+	Clock    Clock
+	Observer Observer // optional
+}
+
+// Service implements uploads, reads, derivation and sweeping.
+type Service struct {
+	deps   Deps
+	cfg    Config
+	render *semaphore.Weighted
+	newID  func() (uuid.UUID, error)
+
+	mu            sync.Mutex
+	orphansDoneTo time.Time // ids made before this were checked for orphans
+}
+
+// New builds the service.
+func New(deps Deps, cfg Config) *Service {
+	cfg.defaults()
+	if deps.Observer == nil {
+		deps.Observer = noObserver{}
+	}
+	return &Service{deps: deps, cfg: cfg, render: semaphore.NewWeighted(int64(cfg.RenderSlots * slotMP)), newID: uuid.NewV7}
+}
+
+// UploadLimit is the largest body an upload may have.
+func (s *Service) UploadLimit() int64 { return s.cfg.MaxBytes }
+
+// CheckSize refuses a declared body size over the limit before a byte is
+// read; a negative size means "not declared".
+func (s *Service) CheckSize(declared int64) error {
+	if declared > s.cfg.MaxBytes {
+		return errTooLarge(s.cfg.MaxBytes)
+	}
+	return nil
+}
+
+// Get returns a photo as viewerID (may be "") sees it.
+func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
+	m, err := s.deps.Store.Get(ctx, id)
+	if err != nil {
+		return View{}, err
+	}
+	return s.view(ctx, m, viewerID)
+}
+
+// view adds the URLs. Presigning is local computation, no request to S3.
+func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, error) {
+	v := View{Media: m}
+	var err error
+	if m.Status == StatusReady {
+		if v.WebURL, err = s.publicURL(ctx, WebKey(m.ID)); err != nil {
+			return View{}, err
+		}
+		if v.ThumbURL, err = s.publicURL(ctx, ThumbKey(m.ID)); err != nil {
+			return View{}, err
+		}
+	}
+	if viewerID != "" && viewerID == m.OwnerID {
+		// Always presigned: the original keeps EXIF and GPS, so it is never
+		// under a public base.
+		if v.OriginalURL, err = s.deps.Blobs.PresignGet(ctx, OriginalKey(m.ID), s.cfg.URLTTL); err != nil {
+			return View{}, err
+		}
+	}
+	return v, nil
+}
+
+func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
+	if s.cfg.PublicBase != "" {
+		return s.cfg.PublicBase + "/" + key, nil
+	}
+	return s.deps.Blobs.PresignGet(ctx, key, s.cfg.URLTTL)
+}

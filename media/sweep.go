@@ -1,0 +1,78 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+)
+
+// SweepReport counts what one sweep repaired.
+type SweepReport struct {
+	Requeued    int   // unfinished photos with no task, queued again
+	Failed      int   // unfinished photos whose task the queue gave up on
+	Orphans     int   // originals with no row, deleted
+	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
+}
+
+// sweepBatch bounds the rows one sweep checks; the rest wait for the next.
+const sweepBatch = 500
+
+// Sweep repairs what crashes and outages leave between S3, PostgreSQL and
+// the queue. Its parts are independent (an unreachable Redis must not stop
+// orphan deletion), so each runs and their errors are joined. Run it in one
+// process at a time; a second concurrent run is harmless but wasteful.
+func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
+	var r SweepReport
+	var errs []error
+	if err := s.requeueStale(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("requeue: %w", err))
+	}
+	if err := s.deleteOrphans(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("orphans: %w", err))
+	}
+	n, err := s.deps.Keys.DeleteExpired(ctx, s.deps.Clock.Now().Add(-s.cfg.KeyTTL))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("idempotency keys: %w", err))
+	}
+	r.KeysExpired = n
+	return r, errors.Join(errs...)
+}
+
+// requeueStale looks at photos unfinished for PendingAge. A row committed
+// whose enqueue failed, or whose task Redis lost, has no task: it is queued
+// again. One whose task the queue archived (retries exhausted, or a crash
+// on its last try) is failed, so nothing stays pending forever and a photo
+// that crashes workers cannot loop. Every row looked at is touched, so a
+// long backlog is walked through rather than re-checked from its head.
+func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
+	now := s.deps.Clock.Now()
+	stale, err := s.deps.Store.Stale(ctx, now.Add(-s.cfg.PendingAge), sweepBatch)
+	if err != nil {
+		return err
+	}
+	for _, m := range stale {
+		state, err := s.deps.Queue.TaskState(ctx, m.ID)
+		if err != nil {
+			return err // the queue is unreachable: the next sweep retries
+		}
+		switch state {
+		case TaskDead:
+			if err := s.deps.Store.Fail(ctx, m.ID, failGaveUp, now); err != nil {
+				return err
+			}
+			r.Failed++
+			continue
+		case TaskMissing:
+			if err := s.deps.Queue.Enqueue(ctx, m.ID); err != nil {
+				return err
+			}
+			slog.InfoContext(ctx, "media: sweeper queued a photo that had no task", "media_id", m.ID, "status", m.Status)
+			r.Requeued++
+		}
+		if err := s.deps.Store.Touch(ctx, m.ID, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}

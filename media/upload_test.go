@@ -1,0 +1,217 @@
+package media_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+)
+
+const alice, bob = "0190a0a0-0000-7000-8000-00000000000a", "0190a0a0-0000-7000-8000-00000000000b"
+
+func photo(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "photos", name))
+	if err != nil {
+		t.Fatalf("%v (run scripts/gen-testdata.sh)", err)
+	}
+	return b
+}
+
+func input(owner string, data []byte, key string) media.UploadInput {
+	sum := sha256.Sum256(data)
+	return media.UploadInput{OwnerID: owner, File: bytes.NewReader(data), Size: int64(len(data)),
+		SHA256: hex.EncodeToString(sum[:]), IdempotencyKey: key}
+}
+
+func wantCode(t *testing.T, err error, code, field string) {
+	t.Helper()
+	if got := guidepost.ErrorCode(err); got != code {
+		t.Fatalf("want %s, got %s (%v)", code, got, err)
+	}
+	if fields := guidepost.ErrorFields(err); field != "" && (len(fields) != 1 || fields[0].Field != field) {
+		t.Fatalf("want the field %q named, got %+v", field, fields)
+	}
+}
+
+// Bad input is refused from magic bytes and headers alone, with the field
+// named, before anything is written anywhere.
+func TestUploadRefusesBadInputAndStoresNothing(t *testing.T) {
+	e := newEnv(media.Config{MaxBytes: 1 << 20})
+	cases := map[string]string{
+		"image.svg": guidepost.EUNSUPPORTED, "page.html": guidepost.EUNSUPPORTED,
+		"doc.pdf": guidepost.EUNSUPPORTED, "archive.zip": guidepost.EUNSUPPORTED,
+		"text.jpg": guidepost.EUNSUPPORTED, "image.gif": guidepost.EUNSUPPORTED,
+		"image.tiff": guidepost.EUNSUPPORTED, "bomb.png": guidepost.EUNPROCESSABLE,
+		"polyglot-header.jpg": guidepost.EUNPROCESSABLE,
+	}
+	for name, code := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := e.svc.Upload(context.Background(), input(alice, photo(t, name), ""))
+			wantCode(t, err, code, "file")
+		})
+	}
+	_, err := e.svc.Upload(context.Background(), input(alice, nil, ""))
+	wantCode(t, err, guidepost.EINVALID, "file")
+	_, err = e.svc.Upload(context.Background(), input(alice, make([]byte, 1<<20+1), ""))
+	wantCode(t, err, guidepost.ETOOLARGE, "file")
+	wantCode(t, e.svc.CheckSize(1<<20+1), guidepost.ETOOLARGE, "file")
+	if err := e.svc.CheckSize(-1); err != nil {
+		t.Fatalf("an undeclared size is checked while reading, not here: %v", err)
+	}
+	if len(e.blobs.keys()) != 0 || len(e.store.rows) != 0 || len(e.queue.queued) != 0 {
+		t.Fatalf("bad input left objects %v, rows %d, tasks %d", e.blobs.keys(), len(e.store.rows), len(e.queue.queued))
+	}
+}
+
+func TestUploadStoresOriginalRowAndTask(t *testing.T) {
+	e := newEnv(media.Config{})
+	data := photo(t, "orient-6.jpg")
+	res, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Media
+	if res.Outcome != media.Accepted || m.Status != media.StatusPending || m.ContentType != "image/jpeg" ||
+		m.Bytes != int64(len(data)) || m.Width != 240 || m.Height != 160 {
+		t.Fatalf("accepted: %+v", res)
+	}
+	if got := e.blobs.keys(); len(got) != 1 || got[0] != media.OriginalKey(m.ID) {
+		t.Fatalf("objects: %v", got)
+	}
+	if e.queue.times(m.ID) != 1 {
+		t.Fatal("no task queued")
+	}
+	if res.OriginalURL == "" || res.WebURL != "" || res.ThumbURL != "" {
+		t.Fatalf("urls of a pending photo for its owner: %+v", res.View)
+	}
+	if v, _ := e.svc.Get(context.Background(), m.ID, bob); v.OriginalURL != "" {
+		t.Fatal("another user sees the original")
+	}
+}
+
+// The same bytes from the same owner answer with the first photo: no second
+// object, no second task. Another owner gets a photo of their own.
+func TestUploadDuplicateReturnsTheFirst(t *testing.T) {
+	e := newEnv(media.Config{})
+	data := photo(t, "photo.png")
+	first, _ := e.svc.Upload(context.Background(), input(alice, data, ""))
+	again, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	if err != nil || again.Outcome != media.Duplicate || again.ID != first.ID {
+		t.Fatalf("duplicate: %+v, %v", again, err)
+	}
+	other, _ := e.svc.Upload(context.Background(), input(bob, data, ""))
+	if other.Outcome != media.Accepted || other.ID == first.ID {
+		t.Fatalf("another owner: %+v", other)
+	}
+	if n := len(e.blobs.keys()); n != 2 || e.queue.times(first.ID) != 1 {
+		t.Fatalf("%d objects, %d tasks for the first", n, e.queue.times(first.ID))
+	}
+}
+
+// Two identical uploads racing both pass the duplicate check; the unique
+// index decides, and the loser deletes its original and answers with the
+// winner.
+func TestUploadDuplicateRaceLoserCleansUp(t *testing.T) {
+	e := newEnv(media.Config{})
+	data := photo(t, "photo.webp")
+	var winner media.UploadResult
+	e.store.beforeCreate = func() {
+		e.store.beforeCreate = nil
+		winner, _ = e.svc.Upload(context.Background(), input(alice, data, ""))
+	}
+	loser, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	if err != nil || loser.Outcome != media.Duplicate || loser.ID != winner.ID {
+		t.Fatalf("loser: %+v, %v (winner %s)", loser, err, winner.ID)
+	}
+	if got := e.blobs.keys(); len(got) != 1 || got[0] != media.OriginalKey(winner.ID) {
+		t.Fatalf("objects: %v", got)
+	}
+}
+
+func TestUploadWithS3DownLeavesNoRow(t *testing.T) {
+	e := newEnv(media.Config{})
+	e.blobs.down = true
+	_, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), "k"))
+	wantCode(t, err, guidepost.EUNAVAILABLE, "")
+	if len(e.store.rows) != 0 || len(e.queue.queued) != 0 || len(e.keys.uses) != 0 {
+		t.Fatalf("rows %d, tasks %d, keys %d", len(e.store.rows), len(e.queue.queued), len(e.keys.uses))
+	}
+}
+
+// Redis down: the upload is still accepted; the sweeper queues it once it
+// has waited PendingAge.
+func TestUploadWithQueueDownIsSweptLater(t *testing.T) {
+	e := newEnv(media.Config{})
+	e.queue.down = true
+	res, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), ""))
+	if err != nil || res.Outcome != media.Accepted {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	e.queue.down = false
+	if r, _ := e.svc.Sweep(context.Background()); r.Requeued != 0 {
+		t.Fatal("a fresh photo was requeued before PendingAge")
+	}
+	e.clock.Add(6 * time.Minute)
+	r, err := e.svc.Sweep(context.Background())
+	if err != nil || r.Requeued != 1 || e.queue.times(res.ID) != 1 {
+		t.Fatalf("sweep: %+v, %v", r, err)
+	}
+	e.clock.Add(6 * time.Minute)
+	if r, _ := e.svc.Sweep(context.Background()); r.Requeued != 0 {
+		t.Fatalf("a photo with a live task was requeued: %+v", r)
+	}
+}
+
+func TestIdempotencyKey(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(media.Config{})
+	jpeg, png := photo(t, "photo.jpg"), photo(t, "photo.png")
+	first, err := e.svc.Upload(ctx, input(alice, jpeg, "key-1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay, err := e.svc.Upload(ctx, input(alice, jpeg, "key-1"))
+	if err != nil || !replay.Replayed || replay.ID != first.ID || replay.Outcome != media.Accepted {
+		t.Fatalf("replay: %+v, %v", replay, err)
+	}
+	_, err = e.svc.Upload(ctx, input(alice, png, "key-1"))
+	wantCode(t, err, guidepost.EUNPROCESSABLE, "Idempotency-Key")
+	// Another user's key of the same name is theirs alone.
+	if res, err := e.svc.Upload(ctx, input(bob, png, "key-1")); err != nil || res.Replayed {
+		t.Fatalf("bob's key-1: %+v, %v", res, err)
+	}
+	// In flight: a first request holding the key and not done.
+	e.keys.uses[alice+"/key-2"] = media.KeyUse{OwnerID: alice, Key: "key-2", Fingerprint: replay.SHA256, At: e.clock.Now()}
+	_, err = e.svc.Upload(ctx, input(alice, jpeg, "key-2"))
+	wantCode(t, err, guidepost.ECONFLICT, "Idempotency-Key")
+	_, err = e.svc.Upload(ctx, input(alice, jpeg, "bad key"))
+	wantCode(t, err, guidepost.EINVALID, "Idempotency-Key")
+	// 24 hours later the key is free again.
+	e.clock.Add(25 * time.Hour)
+	if res, err := e.svc.Upload(ctx, input(alice, png, "key-1")); err != nil || res.Replayed {
+		t.Fatalf("after 24 h: %+v, %v", res, err)
+	}
+}
+
+// A failed first request leaves its key free: the client retries it.
+func TestIdempotencyKeyReleasedOnFailure(t *testing.T) {
+	e := newEnv(media.Config{})
+	e.blobs.down = true
+	data := photo(t, "photo.jpg")
+	if _, err := e.svc.Upload(context.Background(), input(alice, data, "k")); err == nil {
+		t.Fatal("upload with S3 down succeeded")
+	}
+	e.blobs.down = false
+	res, err := e.svc.Upload(context.Background(), input(alice, data, "k"))
+	if err != nil || res.Replayed || res.Outcome != media.Accepted {
+		t.Fatalf("retry: %+v, %v", res, err)
+	}
+}

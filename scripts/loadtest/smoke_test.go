@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/guidepost/guidepost/internal/testkit"
+)
+
+// TestSmokeEveryScenarioAgainstTheRealStack runs each scenario for a few
+// seconds against the real binary (API + worker) on the real PostgreSQL,
+// Redis and S3 server: the tool and the server must agree on every path,
+// and nothing may be lost or answered 5xx.
+func TestSmokeEveryScenarioAgainstTheRealStack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the real server")
+	}
+	s3 := testkit.S3Config(t)
+	env := []string{
+		"DATABASE_URL=" + testkit.DatabaseURL(t),
+		"REDIS_URL=" + testkit.RedisURL(t, testkit.RedisDBLoadtest),
+		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
+		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
+		"LOG_LEVEL=warn", "WORKER_CONCURRENCY=2",
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
+	srv := testkit.Start(t, env, addr, "dev")
+
+	for _, sc := range []struct {
+		name string
+		tune func(*Config)
+	}{
+		{"upload", func(c *Config) { c.VUs = 4 }},
+		{"read", func(c *Config) { c.Rate = 30; c.SeedGuides = 50 }},
+		{"nearby", func(c *Config) { c.Rate = 30 }},
+		{"mixed", func(c *Config) { c.VUs = 20 }},
+		{"likes", func(c *Config) { c.VUs = 200; c.HotGuides = 2 }},
+		{"steps", func(c *Config) { c.StepLen = time.Second; c.StepStart = 5; c.StepMax = 20 }},
+	} {
+		t.Run(sc.name, func(t *testing.T) {
+			cfg := smokeConfig(sc.name, srv.URL)
+			sc.tune(&cfg)
+			sum := mustRun(t, cfg)
+			checkSmoke(t, sum)
+		})
+	}
+	t.Run("coldstart", func(t *testing.T) {
+		cfg := smokeConfig("coldstart", "")
+		cfg.Rate = 20
+		cfg.ServerBin = testkit.Binary(t)
+		cfg.Out = t.TempDir()
+		sum := mustRunWithEnv(t, cfg, env)
+		checkSmoke(t, sum)
+		if sum.ColdStart == nil || sum.ColdStart.ReadyAfterS <= 0 {
+			t.Fatalf("cold start not measured: %+v", sum.ColdStart)
+		}
+	})
+}
+
+func smokeConfig(scenario, target string) Config {
+	cfg := defaultConfig()
+	cfg.Scenario, cfg.Target = scenario, target
+	cfg.Duration = 3 * time.Second
+	cfg.Drain = 90 * time.Second
+	cfg.PhotoSizes = []int{300_000}
+	cfg.NoWrite = true
+	cfg.Log = slog.New(slog.DiscardHandler)
+	return cfg
+}
+
+func mustRun(t *testing.T, cfg Config) Summary {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	sum, err := run(ctx, cfg)
+	if err != nil {
+		t.Fatalf("%s: %v", cfg.Scenario, err)
+	}
+	return sum
+}
+
+func checkSmoke(t *testing.T, sum Summary) {
+	t.Helper()
+	if sum.Totals.OK == 0 {
+		t.Fatalf("%s: no request succeeded: %+v", sum.Scenario, sum.Failures)
+	}
+	for status, n := range sum.Failures.ByStatus {
+		if strings.HasPrefix(status, "5") && status != "503" || status == "0" {
+			t.Errorf("%s: %d answers with status %s; samples: %v", sum.Scenario, n, status, sum.ErrorSamples)
+		}
+	}
+	if u := sum.Uploads; u != nil && sum.Scenario != "coldstart" {
+		if u.Accepted == 0 || u.Ready != u.Accepted || u.Failed != 0 {
+			t.Errorf("%s: uploads accepted %d, ready %d, failed %d", sum.Scenario, u.Accepted, u.Ready, u.Failed)
+		}
+	}
+	if l := sum.Likes; l != nil && (l.Lost != 0 || l.Duplicated != 0 || !l.Verified) {
+		t.Errorf("%s: likes lost %d, duplicated %d, verified %v", sum.Scenario, l.Lost, l.Duplicated, l.Verified)
+	}
+}
+
+// mustRunWithEnv runs a scenario that starts its own server, which inherits
+// this process's environment.
+func mustRunWithEnv(t *testing.T, cfg Config, env []string) Summary {
+	t.Helper()
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return mustRun(t, cfg)
+}

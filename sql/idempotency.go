@@ -1,0 +1,94 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+)
+
+// IdempotencyKeys records Idempotency-Key uses in PostgreSQL, beside the rows
+// they protect, so uploads keep their guarantees while Redis is down.
+type IdempotencyKeys struct{ db *DB }
+
+var _ media.Keys = (*IdempotencyKeys)(nil)
+
+// NewIdempotencyKeys returns the PostgreSQL key store.
+func NewIdempotencyKeys(db *DB) *IdempotencyKeys { return &IdempotencyKeys{db: db} }
+
+// Claim inserts the key, or takes over a record that expired or that a
+// crashed request abandoned in flight (same fingerprint only: another body
+// must still be refused). Otherwise it returns the record that holds the
+// key. The insert-or-read loop covers a record released between the two
+// statements.
+func (s *IdempotencyKeys) Claim(ctx context.Context, k media.KeyUse, staleBefore, expiredBefore time.Time) (media.KeyUse, bool, error) {
+	for range 3 {
+		tag, err := s.db.Pool.Exec(ctx,
+			`INSERT INTO idempotency_keys AS k (owner_id, scope, key, fingerprint, state, created_at, updated_at)
+			 VALUES ($1, $2, $3, $4, 'in_flight', $5, $5)
+			 ON CONFLICT (owner_id, scope, key) DO UPDATE
+			   SET fingerprint = excluded.fingerprint, state = 'in_flight', outcome = NULL, resource_id = NULL,
+			       created_at = excluded.created_at, updated_at = excluded.updated_at
+			   WHERE k.created_at < $6
+			      OR (k.state = 'in_flight' AND k.updated_at < $7 AND k.fingerprint = excluded.fingerprint)`,
+			k.OwnerID, k.Scope, k.Key, k.Fingerprint, k.At, expiredBefore, staleBefore)
+		if err != nil {
+			return media.KeyUse{}, false, translate(err, "idempotency key")
+		}
+		if tag.RowsAffected() == 1 {
+			return k, true, nil
+		}
+		held, err := s.get(ctx, k)
+		if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+			continue
+		}
+		return held, false, err
+	}
+	return media.KeyUse{}, false, guidepost.Errorf(guidepost.ECONFLICT, "the Idempotency-Key is contended; retry in a moment")
+}
+
+func (s *IdempotencyKeys) get(ctx context.Context, k media.KeyUse) (media.KeyUse, error) {
+	held := media.KeyUse{OwnerID: k.OwnerID, Scope: k.Scope, Key: k.Key}
+	var state string
+	var outcome, resource *string
+	err := s.db.Pool.QueryRow(ctx,
+		`SELECT fingerprint, state, outcome, resource_id::text, created_at FROM idempotency_keys
+		 WHERE owner_id = $1 AND scope = $2 AND key = $3`, k.OwnerID, k.Scope, k.Key).
+		Scan(&held.Fingerprint, &state, &outcome, &resource, &held.At)
+	if err != nil {
+		return media.KeyUse{}, translate(err, "idempotency key")
+	}
+	held.Done = state == "done"
+	if outcome != nil {
+		held.Outcome = media.Outcome(*outcome)
+	}
+	if resource != nil {
+		held.ResourceID = *resource
+	}
+	return held, nil
+}
+
+// Complete keeps the record's created_at: a replay window runs from the
+// first request, not from the last.
+func (s *IdempotencyKeys) Complete(ctx context.Context, k media.KeyUse) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`UPDATE idempotency_keys SET state = 'done', outcome = $4, resource_id = $5, updated_at = $7
+		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND fingerprint = $6`,
+		k.OwnerID, k.Scope, k.Key, string(k.Outcome), k.ResourceID, k.Fingerprint, k.At)
+	return translate(err, "idempotency key")
+}
+
+// Release deletes only an in-flight record of this use, never a finished one.
+func (s *IdempotencyKeys) Release(ctx context.Context, k media.KeyUse) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`DELETE FROM idempotency_keys
+		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND fingerprint = $4`,
+		k.OwnerID, k.Scope, k.Key, k.Fingerprint)
+	return translate(err, "idempotency key")
+}
+
+func (s *IdempotencyKeys) DeleteExpired(ctx context.Context, before time.Time) (int64, error) {
+	tag, err := s.db.Pool.Exec(ctx, `DELETE FROM idempotency_keys WHERE created_at < $1`, before)
+	return tag.RowsAffected(), translate(err, "idempotency key")
+}

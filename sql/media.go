@@ -1,0 +1,164 @@
+package sql
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+)
+
+// Media stores photo rows.
+type Media struct{ db *DB }
+
+var _ media.Store = (*Media)(nil)
+
+// NewMedia returns the PostgreSQL media store.
+func NewMedia(db *DB) *Media { return &Media{db: db} }
+
+const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
+	coalesce(thumbhash, ''), coalesce(failure, ''), attempts, created_at, updated_at, processed_at`
+
+func scanMedia(row pgx.Row) (media.Media, error) {
+	var m media.Media
+	var processed *time.Time
+	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
+		&m.ThumbHash, &m.Failure, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed)
+	if processed != nil {
+		m.ProcessedAt = *processed
+	}
+	return m, translate(err, "media")
+}
+
+// Create inserts a new row; the UNIQUE (owner_id, sha256) constraint makes a
+// second upload of the same bytes ECONFLICT, whoever checked first.
+func (s *Media) Create(ctx context.Context, m media.Media) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+		m.ID, m.OwnerID, m.Status, m.ContentType, m.Bytes, m.Width, m.Height, m.SHA256, m.CreatedAt, m.UpdatedAt)
+	return translate(err, "media")
+}
+
+func (s *Media) Get(ctx context.Context, id string) (media.Media, error) {
+	if !validUUID(id) {
+		return media.Media{}, translate(pgx.ErrNoRows, "media")
+	}
+	return scanMedia(s.db.Pool.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1`, id))
+}
+
+func (s *Media) BySHA256(ctx context.Context, ownerID, sha256 string) (media.Media, error) {
+	return scanMedia(s.db.Pool.QueryRow(ctx,
+		`SELECT `+mediaColumns+` FROM media WHERE owner_id = $1 AND sha256 = $2`, ownerID, sha256))
+}
+
+// Start is one statement so that two workers racing on a photo both see a
+// consistent attempt count; a finished row falls through to a plain read.
+func (s *Media) Start(ctx context.Context, id string, now time.Time) (media.Media, error) {
+	if !validUUID(id) {
+		return media.Media{}, translate(pgx.ErrNoRows, "media")
+	}
+	m, err := scanMedia(s.db.Pool.QueryRow(ctx,
+		`UPDATE media SET status = 'processing', attempts = attempts + 1, updated_at = $2
+		 WHERE id = $1 AND status IN ('pending', 'processing')
+		 RETURNING `+mediaColumns, id, now))
+	if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+		return m, err
+	}
+	return s.Get(ctx, id)
+}
+
+func (s *Media) Finish(ctx context.Context, id, thumbHash string, now time.Time) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, processed_at = $3, updated_at = $3
+		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now)
+	return translate(err, "media")
+}
+
+func (s *Media) Fail(ctx context.Context, id, reason string, now time.Time) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`UPDATE media SET status = 'failed', failure = $2, processed_at = $3, updated_at = $3
+		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, reason, now)
+	return translate(err, "media")
+}
+
+// Stale uses media_unfinished_idx (partial, on updated_at).
+func (s *Media) Stale(ctx context.Context, before time.Time, limit int) ([]media.Media, error) {
+	rows, err := s.db.Pool.Query(ctx,
+		`SELECT `+mediaColumns+` FROM media
+		 WHERE status IN ('pending', 'processing') AND updated_at < $1
+		 ORDER BY updated_at LIMIT $2`, before, limit)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	defer rows.Close()
+	var out []media.Media
+	for rows.Next() {
+		m, err := scanMedia(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, translate(rows.Err(), "media")
+}
+
+func (s *Media) Touch(ctx context.Context, id string, now time.Time) error {
+	_, err := s.db.Pool.Exec(ctx,
+		`UPDATE media SET updated_at = $2 WHERE id = $1 AND status IN ('pending', 'processing')`, id, now)
+	return translate(err, "media")
+}
+
+func (s *Media) Existing(ctx context.Context, ids []string) (map[string]bool, error) {
+	valid := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if validUUID(id) {
+			valid = append(valid, id)
+		}
+	}
+	rows, err := s.db.Pool.Query(ctx, `SELECT id::text FROM media WHERE id = ANY($1::uuid[])`, valid)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	out := make(map[string]bool, len(found))
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
+
+// sweepLockKey is the advisory lock that makes one media sweeper run at a
+// time across every worker process.
+const sweepLockKey = 72_003
+
+// Exclusively runs fn while holding the fleet-wide sweep lock, or returns
+// false at once when another process holds it. The lock is a session lock on
+// a connection held for the run: if the process dies, PostgreSQL ends the
+// session and frees the lock, so a crashed sweeper never blocks the fleet.
+func (s *Media) Exclusively(ctx context.Context, fn func(context.Context) error) (ran bool, err error) {
+	conn, err := s.db.Pool.Acquire(ctx)
+	if err != nil {
+		return false, translate(err, "sweep lock")
+	}
+	defer conn.Release()
+	var got bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, sweepLockKey).Scan(&got); err != nil || !got {
+		return false, translate(err, "sweep lock")
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		if _, uerr := conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, sweepLockKey); uerr != nil {
+			// A session that cannot unlock must not go back to the pool
+			// still holding the lock.
+			conn.Conn().Close(uctx)
+		}
+	}()
+	return true, fn(ctx)
+}

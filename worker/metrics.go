@@ -1,0 +1,89 @@
+package worker
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost/media"
+)
+
+// Metrics are the worker's task and stage measurements. It implements
+// media.Observer for the per-stage durations.
+type Metrics struct {
+	processed *prometheus.CounterVec
+	failed    *prometheus.CounterVec
+	duration  *prometheus.HistogramVec
+	stages    *prometheus.HistogramVec
+	repaired  *prometheus.CounterVec
+	sweeps    *prometheus.CounterVec
+}
+
+var _ media.Observer = (*Metrics)(nil)
+
+// NewMetrics registers on reg. `guidepost dev` wires the API and the worker
+// on one registry, so a collector registered already is reused.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	secs := []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30}
+	return &Metrics{
+		processed: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_worker_tasks_processed_total", Help: "Tasks handled, whatever the result.",
+		}, []string{"task"})),
+		failed: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_worker_tasks_failed_total", Help: "Task runs that returned an error, by reason (corrupt, unavailable, …).",
+		}, []string{"task", "reason"})),
+		duration: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "guidepost_worker_task_duration_seconds", Help: "Time to handle one task.", Buckets: secs,
+		}, []string{"task"})),
+		stages: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage (download, render, upload).", Buckets: secs,
+		}, []string{"stage"})),
+		repaired: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_media_sweeper_repaired_total", Help: "What the sweeper repaired: requeued, failed, orphans, keys_expired.",
+		}, []string{"kind"})),
+		sweeps: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_media_sweeps_total", Help: "Sweeper runs: ok, error, or skipped (another process held the lock).",
+		}, []string{"result"})),
+	}
+}
+
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	var are prometheus.AlreadyRegisteredError
+	if err := reg.Register(c); errors.As(err, &are) {
+		return are.ExistingCollector.(C)
+	} else if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// ObserveStage records one derive stage.
+func (m *Metrics) ObserveStage(stage string, d time.Duration) {
+	m.stages.WithLabelValues(stage).Observe(d.Seconds())
+}
+
+// taskDone counts a task run; reason is "" on success.
+func (m *Metrics) taskDone(task, reason string, start time.Time) {
+	m.processed.WithLabelValues(task).Inc()
+	m.duration.WithLabelValues(task).Observe(time.Since(start).Seconds())
+	if reason != "" {
+		m.failed.WithLabelValues(task, reason).Inc()
+	}
+}
+
+func (m *Metrics) swept(r media.SweepReport, ran bool, err error) {
+	switch {
+	case !ran && err == nil:
+		m.sweeps.WithLabelValues("skipped").Inc()
+		return
+	case err != nil:
+		m.sweeps.WithLabelValues("error").Inc()
+	default:
+		m.sweeps.WithLabelValues("ok").Inc()
+	}
+	m.repaired.WithLabelValues("requeued").Add(float64(r.Requeued))
+	m.repaired.WithLabelValues("failed").Add(float64(r.Failed))
+	m.repaired.WithLabelValues("orphans").Add(float64(r.Orphans))
+	m.repaired.WithLabelValues("keys_expired").Add(float64(r.KeysExpired))
+}

@@ -1,0 +1,88 @@
+// Package worker runs guidepost's background work on asynq: the derive
+// handlers (shaped like HTTP handlers: decode the payload, call the service
+// with ctx, map errors to retry or not), the queue the API enqueues on, the
+// media sweeper, and their metrics. Any number of worker processes on any
+// number of machines share one Redis queue and one PostgreSQL.
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+)
+
+// Queue and task names. The load-test tool reads queue="media" from
+// guidepost_queue_size.
+const (
+	QueueMedia = "media"
+	TypeDerive = "media:derive"
+)
+
+const (
+	// MaxRetry bounds retries of transient failures; with asynq's backoff
+	// (n⁴+15 s plus jitter) ten retries span about four hours of outage.
+	MaxRetry = 10
+	// taskTimeout is far above the slowest render (a 48-MP HEIC decodes in
+	// a few seconds): it only catches a hung task.
+	taskTimeout = 5 * time.Minute
+)
+
+type derivePayload struct {
+	MediaID string `json:"media_id"`
+}
+
+// Queue is the asynq implementation of media.Queue.
+type Queue struct {
+	client    *asynq.Client
+	inspector *asynq.Inspector
+}
+
+var _ media.Queue = (*Queue)(nil)
+
+// NewQueue shares the app's go-redis client: one pool per process.
+func NewQueue(rdb redis.UniversalClient) *Queue {
+	return &Queue{client: asynq.NewClientFromRedisClient(rdb), inspector: asynq.NewInspectorFromRedisClient(rdb)}
+}
+
+// Enqueue queues the photo's derive task under the photo's id, so that a
+// photo has at most one task however often it is enqueued (an upload and
+// the sweeper racing, say).
+func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
+	payload, err := json.Marshal(derivePayload{MediaID: mediaID})
+	if err != nil {
+		return err
+	}
+	_, err = q.client.EnqueueContext(ctx, asynq.NewTask(TypeDerive, payload),
+		asynq.TaskID(mediaID), asynq.Queue(QueueMedia), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
+	switch {
+	case err == nil, errors.Is(err, asynq.ErrTaskIDConflict):
+		return nil
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the task queue is unavailable")
+}
+
+// TaskState reads the task's state from Redis.
+func (q *Queue) TaskState(ctx context.Context, mediaID string) (media.TaskState, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err // the Inspector takes no context; honour it here at least
+	}
+	info, err := q.inspector.GetTaskInfo(QueueMedia, mediaID)
+	switch {
+	case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
+		return media.TaskMissing, nil
+	case err != nil:
+		return 0, guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the task queue is unavailable")
+	case info.State == asynq.TaskStateArchived:
+		return media.TaskDead, nil
+	}
+	return media.TaskLive, nil
+}

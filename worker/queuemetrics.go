@@ -1,0 +1,75 @@
+package worker
+
+import (
+	"errors"
+	"log/slog"
+	"slices"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// queueCollector reads queue sizes and latency from Redis at scrape time:
+// they are shared state, so any process (API or worker) can export them and
+// every one sees the same numbers.
+type queueCollector struct {
+	inspector *asynq.Inspector
+	queues    []string
+	size      *prometheus.Desc
+	latency   *prometheus.Desc
+}
+
+// RegisterQueueMetrics exports guidepost_queue_size{queue,state} and
+// guidepost_queue_latency_seconds{queue} on reg, once per registry.
+func RegisterQueueMetrics(reg prometheus.Registerer, rdb redis.UniversalClient) {
+	c := &queueCollector{
+		inspector: asynq.NewInspectorFromRedisClient(rdb),
+		queues:    []string{QueueMedia},
+		size: prometheus.NewDesc("guidepost_queue_size",
+			"Tasks in the queue by state (pending, active, scheduled, retry, archived, completed).", []string{"queue", "state"}, nil),
+		latency: prometheus.NewDesc("guidepost_queue_latency_seconds",
+			"Age of the oldest pending task: how long new work waits.", []string{"queue"}, nil),
+	}
+	var are prometheus.AlreadyRegisteredError
+	if err := reg.Register(c); err != nil && !errors.As(err, &are) {
+		panic(err)
+	}
+}
+
+func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- c.size
+	ch <- c.latency
+}
+
+// Collect reports zeros for a queue that was never used, and nothing when
+// Redis cannot be read: a gap in the series says "unknown", a zero would lie.
+func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, q := range c.queues {
+		info, err := c.inspector.GetQueueInfo(q)
+		if err != nil && !c.exists(q) {
+			info, err = &asynq.QueueInfo{Queue: q}, nil
+		}
+		if err != nil {
+			slog.Debug("queue metrics: cannot read the queue", "queue", q, "err", err)
+			continue
+		}
+		for state, n := range map[string]int{
+			"pending": info.Pending, "active": info.Active, "scheduled": info.Scheduled,
+			"retry": info.Retry, "archived": info.Archived, "completed": info.Completed,
+		} {
+			ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(n), q, state)
+		}
+		ch <- prometheus.MustNewConstMetric(c.latency, prometheus.GaugeValue, info.Latency.Seconds(), q)
+	}
+}
+
+// exists tells "never used" apart from "unreadable": GetQueueInfo's
+// not-found error is an internal type of asynq's.
+func (c *queueCollector) exists(q string) bool {
+	names, err := c.inspector.Queues()
+	if err != nil {
+		return true // Redis is unreadable: report nothing rather than zeros
+	}
+	return slices.Contains(names, q)
+}

@@ -1,0 +1,96 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
+)
+
+// Config tunes one worker process.
+type Config struct {
+	// Concurrency is WORKER_CONCURRENCY. asynq runs twice as many tasks, so
+	// downloads and uploads overlap with renders; the media service's decode
+	// semaphore, sized from the same number, bounds CPU and memory.
+	Concurrency int
+	// ShutdownTimeout is how long running tasks get to finish on SIGTERM;
+	// tasks still running then go back to the queue for another worker.
+	ShutdownTimeout time.Duration
+	Log             *slog.Logger
+}
+
+// Worker is an asynq server plus the sweeper.
+type Worker struct {
+	srv     *asynq.Server
+	handler asynq.Handler
+	sweeper *Sweeper
+	log     *slog.Logger
+}
+
+// New builds a worker on the app's go-redis client.
+func New(rdb redis.UniversalClient, handler asynq.Handler, sweeper *Sweeper, cfg Config) *Worker {
+	srv := asynq.NewServerFromRedisClient(rdb, asynq.Config{
+		Concurrency:     2 * max(cfg.Concurrency, 1),
+		Queues:          map[string]int{QueueMedia: 1},
+		RetryDelayFunc:  retryDelay,
+		ShutdownTimeout: cfg.ShutdownTimeout,
+		// Poll a little faster than asynq's 1 s and 5 s defaults: a photo's
+		// time to ready is what the user waits for, and each poll is one
+		// small Lua call per process.
+		TaskCheckInterval:        500 * time.Millisecond,
+		DelayedTaskCheckInterval: time.Second,
+		Logger:                   slogAdapter{cfg.Log},
+		LogLevel:                 asynq.WarnLevel,
+	})
+	return &Worker{srv: srv, handler: handler, sweeper: sweeper, log: cfg.Log}
+}
+
+// retryDelay keeps asynq's exponential backoff for real failures, but a task
+// whose worker died (lease expired) has already waited a minute for the
+// lease to lapse, so it runs again at once.
+func retryDelay(n int, err error, t *asynq.Task) time.Duration {
+	if errors.Is(err, asynq.ErrLeaseExpired) {
+		return time.Second
+	}
+	return asynq.DefaultRetryDelayFunc(n, err, t)
+}
+
+// Run processes tasks and sweeps until ctx ends, then lets running tasks
+// finish within the shutdown timeout.
+func (w *Worker) Run(ctx context.Context) error {
+	// Start, not Run: asynq's Run installs its own signal handling, and the
+	// process already turns signals into ctx.
+	if err := w.srv.Start(w.handler); err != nil {
+		return fmt.Errorf("worker: %w", err)
+	}
+	w.log.Info("worker started", "queue", QueueMedia)
+	var wg sync.WaitGroup
+	if w.sweeper != nil {
+		wg.Go(func() { w.sweeper.Run(ctx) })
+	}
+	<-ctx.Done()
+	w.log.Info("worker stopping; running tasks get the shutdown timeout to finish")
+	w.srv.Shutdown()
+	wg.Wait()
+	return nil
+}
+
+// slogAdapter lets asynq log through slog.
+type slogAdapter struct{ log *slog.Logger }
+
+func (a slogAdapter) Debug(args ...any) { a.log.Debug("asynq: " + fmt.Sprint(args...)) }
+func (a slogAdapter) Info(args ...any)  { a.log.Info("asynq: " + fmt.Sprint(args...)) }
+func (a slogAdapter) Warn(args ...any)  { a.log.Warn("asynq: " + fmt.Sprint(args...)) }
+func (a slogAdapter) Error(args ...any) { a.log.Error("asynq: " + fmt.Sprint(args...)) }
+
+// Fatal is asynq's contract: log, then exit.
+func (a slogAdapter) Fatal(args ...any) {
+	a.log.Error("asynq: fatal: " + fmt.Sprint(args...))
+	os.Exit(1)
+}

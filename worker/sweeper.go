@@ -1,0 +1,72 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"time"
+
+	"github.com/guidepost/guidepost/media"
+)
+
+// Locker runs fn only if no other process holds the same lock; *sql.Media
+// implements it with a PostgreSQL advisory lock. PostgreSQL rather than
+// Redis, because the sweeper's main job is repairing what a Redis outage
+// left behind.
+type Locker interface {
+	Exclusively(ctx context.Context, fn func(context.Context) error) (ran bool, err error)
+}
+
+// Sweepable is what the sweeper runs; *media.Service implements it.
+type Sweepable interface {
+	Sweep(ctx context.Context) (media.SweepReport, error)
+}
+
+// Sweeper runs the media sweep in every worker process, one process at a
+// time across the fleet.
+type Sweeper struct {
+	Lock     Locker
+	Media    Sweepable
+	Interval time.Duration
+	Metrics  *Metrics
+	Log      *slog.Logger
+}
+
+// sweepTimeout bounds one run, so a hung dependency cannot hold the lock
+// for ever.
+const sweepTimeout = 5 * time.Minute
+
+// Run sweeps at once, then every Interval (±10%, so a fleet started
+// together does not contend on each tick) until ctx ends.
+func (s *Sweeper) Run(ctx context.Context) {
+	for {
+		s.Once(ctx)
+		jitter := time.Duration(float64(s.Interval) * (0.9 + 0.2*rand.Float64()))
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(jitter):
+		}
+	}
+}
+
+// Once runs one sweep if no other process is sweeping.
+func (s *Sweeper) Once(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, sweepTimeout)
+	defer cancel()
+	var report media.SweepReport
+	ran, err := s.Lock.Exclusively(ctx, func(ctx context.Context) error {
+		var err error
+		report, err = s.Media.Sweep(ctx)
+		return err
+	})
+	s.Metrics.swept(report, ran, err)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.Log.Warn("media sweep incomplete; the next one retries", "err", err, "requeued", report.Requeued,
+			"failed", report.Failed, "orphans", report.Orphans)
+	case report != (media.SweepReport{}):
+		s.Log.Info("media sweep", "requeued", report.Requeued, "failed", report.Failed,
+			"orphans", report.Orphans, "keys_expired", report.KeysExpired)
+	}
+}

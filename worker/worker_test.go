@@ -1,0 +1,257 @@
+package worker_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
+	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
+)
+
+// stack is one test's real PostgreSQL database, S3 bucket and Redis DB.
+type stack struct {
+	db    *gsql.DB
+	blobs *objstore.S3
+	rdb   *redis.Client
+	reg   *prometheus.Registry
+	owner string
+}
+
+func newStack(t *testing.T) *stack {
+	t.Helper()
+	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBWorker))
+	s := &stack{db: testkit.DB(t), blobs: objstore.New(testkit.S3Config(t)), rdb: redis.NewClient(opt), reg: prometheus.NewRegistry()}
+	t.Cleanup(func() { s.rdb.Close() })
+	s.owner = uuid.Must(uuid.NewV7()).String()
+	if err := gsql.NewUsers(s.db).CreateUser(context.Background(), auth.User{ID: s.owner, DisplayName: "w", Guest: true, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s *stack) service(q media.Queue, m *worker.Metrics, cfg media.Config) *media.Service {
+	deps := media.Deps{Store: gsql.NewMedia(s.db), Keys: gsql.NewIdempotencyKeys(s.db), Blobs: s.blobs,
+		Queue: q, Clock: guidepost.SystemClock{}}
+	if m != nil {
+		deps.Observer = m
+	}
+	return media.New(deps, cfg)
+}
+
+// run starts a worker process's worth of machinery until the test ends.
+func (s *stack) run(t *testing.T, svc *media.Service, m *worker.Metrics, sweeper *worker.Sweeper) {
+	ctx, cancel := context.WithCancel(context.Background())
+	w := worker.New(s.rdb, worker.NewMux(svc, m), sweeper, worker.Config{Concurrency: 1, ShutdownTimeout: 2 * time.Second, Log: slog.New(slog.DiscardHandler)})
+	done := make(chan error, 1)
+	go func() { done <- w.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	})
+}
+
+func upload(t *testing.T, svc *media.Service, owner, name string) media.Media {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "testdata", "photos", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	res, err := svc.Upload(context.Background(), media.UploadInput{OwnerID: owner, File: bytes.NewReader(data),
+		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Media
+}
+
+func waitStatus(t *testing.T, svc *media.Service, id string, want media.Status) media.Media {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		v, err := svc.Get(context.Background(), id, "")
+		if err == nil && v.Status == want {
+			return v.Media
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("media %s: want %s, have %s (%v)", id, want, v.Status, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A task is queued once per photo however often it is enqueued, and the
+// sweeper can tell a live task from a missing or dead one.
+func TestQueueDedupesByMediaID(t *testing.T) {
+	s := newStack(t)
+	q := worker.NewQueue(s.rdb)
+	ctx := context.Background()
+	id := uuid.NewString()
+	if st, err := q.TaskState(ctx, id); err != nil || st != media.TaskMissing {
+		t.Fatalf("before: %v, %v", st, err)
+	}
+	for range 3 {
+		if err := q.Enqueue(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	insp := asynq.NewInspectorFromRedisClient(s.rdb)
+	if info, _ := insp.GetQueueInfo(worker.QueueMedia); info.Pending != 1 {
+		t.Fatalf("pending %d, want 1", info.Pending)
+	}
+	if st, _ := q.TaskState(ctx, id); st != media.TaskLive {
+		t.Fatalf("queued: %v", st)
+	}
+	if err := insp.ArchiveTask(worker.QueueMedia, id); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := q.TaskState(ctx, id); st != media.TaskDead {
+		t.Fatalf("archived: %v", st)
+	}
+}
+
+// Through real Redis, PostgreSQL and S3: a good photo becomes ready with
+// both derivatives stored; a corrupt one fails once and is archived, not
+// retried; the metrics count both.
+func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
+	s := newStack(t)
+	m := worker.NewMetrics(s.reg)
+	worker.RegisterQueueMetrics(s.reg, s.rdb)
+	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{})
+	s.run(t, svc, m, nil)
+
+	good := upload(t, svc, s.owner, "photo.heic")
+	bad := upload(t, svc, s.owner, "corrupt.jpg")
+	ready := waitStatus(t, svc, good.ID, media.StatusReady)
+	failed := waitStatus(t, svc, bad.ID, media.StatusFailed)
+	if ready.ThumbHash == "" || ready.Attempts != 1 || failed.Failure == "" || failed.Attempts != 1 {
+		t.Fatalf("ready %+v\nfailed %+v", ready, failed)
+	}
+	for _, key := range []string{media.WebKey(good.ID), media.ThumbKey(good.ID)} {
+		if _, size, err := s.blobs.Get(context.Background(), key); err != nil || size == 0 {
+			t.Fatalf("%s: %d bytes, %v", key, size, err)
+		}
+	}
+	st, _ := worker.NewQueue(s.rdb).TaskState(context.Background(), bad.ID)
+	if st != media.TaskDead {
+		t.Fatalf("a corrupt photo's task should be archived at once, is %v", st)
+	}
+	if n := counterValue(t, s.reg, "guidepost_worker_tasks_failed_total", "corrupt"); n != 1 {
+		t.Fatalf("failed{corrupt} = %v", n)
+	}
+	if n := series(t, s.reg, "guidepost_media_stage_duration_seconds") + series(t, s.reg, "guidepost_queue_size"); n != 3+6 {
+		t.Fatalf("stage and queue series: %d, want 3 stages and 6 states", n)
+	}
+}
+
+// A photo whose enqueue failed (Redis down at upload) is found by the
+// sweeper and processed; a second sweeper waiting on the lock skips.
+func TestSweeperQueuesPhotosWithoutTasks(t *testing.T) {
+	s := newStack(t)
+	m := worker.NewMetrics(s.reg)
+	lost := s.service(brokenQueue{}, m, media.Config{})
+	orphaned := upload(t, lost, s.owner, "photo.webp")
+
+	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{PendingAge: time.Millisecond})
+	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
+	s.run(t, svc, m, sweeper)
+	waitStatus(t, svc, orphaned.ID, media.StatusReady)
+	if n := counterValue(t, s.reg, "guidepost_media_sweeper_repaired_total", "requeued"); n != 1 {
+		t.Fatalf("requeued = %v", n)
+	}
+}
+
+// Against the real S3 server's prefix listing: an original without a row is
+// deleted a day later, one with a row is kept.
+func TestSweepDeletesOrphanOriginals(t *testing.T) {
+	s := newStack(t)
+	kept := upload(t, s.service(brokenQueue{}, nil, media.Config{}), s.owner, "photo.jpg")
+	orphan := uuid.Must(uuid.NewV7()).String()
+	if err := s.blobs.Put(context.Background(), media.OriginalKey(orphan), strings.NewReader("x"), 1, "image/jpeg", ""); err != nil {
+		t.Fatal(err)
+	}
+	tomorrow := guidepost.ClockFunc(func() time.Time { return time.Now().Add(25 * time.Hour) })
+	svc := media.New(media.Deps{Store: gsql.NewMedia(s.db), Keys: gsql.NewIdempotencyKeys(s.db), Blobs: s.blobs,
+		Queue: worker.NewQueue(s.rdb), Clock: tomorrow}, media.Config{})
+	r, err := svc.Sweep(context.Background())
+	if err != nil || r.Orphans != 1 {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	for id, want := range map[string]bool{kept.ID: true, orphan: false} {
+		if ok, _ := s.blobs.Exists(context.Background(), media.OriginalKey(id)); ok != want {
+			t.Errorf("%s: exists %v, want %v", id, ok, want)
+		}
+	}
+}
+
+type brokenQueue struct{}
+
+func (brokenQueue) Enqueue(context.Context, string) error {
+	return errors.New("redis: connection refused")
+}
+func (brokenQueue) TaskState(context.Context, string) (media.TaskState, error) {
+	return 0, errors.New("redis: connection refused")
+}
+
+// counterValue reads the series of name that has a label valued label.
+func counterValue(t *testing.T, reg *prometheus.Registry, name, label string) float64 {
+	t.Helper()
+	for _, metric := range family(t, reg, name).GetMetric() {
+		for _, l := range metric.GetLabel() {
+			if l.GetValue() == label {
+				return metric.GetCounter().GetValue()
+			}
+		}
+	}
+	t.Fatalf("no %s{…=%q}", name, label)
+	return 0
+}
+
+func series(t *testing.T, reg *prometheus.Registry, name string) int {
+	return len(family(t, reg, name).GetMetric())
+}
+
+func family(t *testing.T, reg *prometheus.Registry, name string) *dto.MetricFamily {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		if f.GetName() == name {
+			return f
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return nil
+}
+
+func TestBadPayloadIsNotRetried(t *testing.T) {
+	mux := worker.NewMux(nil, worker.NewMetrics(prometheus.NewRegistry()))
+	err := mux.ProcessTask(context.Background(), asynq.NewTask(worker.TypeDerive, []byte("{")))
+	if !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "bad payload") {
+		t.Fatalf("got %v", err)
+	}
+}
