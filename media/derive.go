@@ -114,7 +114,9 @@ func (s *Service) renderBounded(ctx context.Context, m Media, data []byte) (phot
 	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
 	var res photo.Result
 	if err == nil {
-		res, err = photo.Render(ctx, bytes.NewReader(data), format, photo.Options{MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes})
+		res, err = photo.Render(ctx, bytes.NewReader(data), format, photo.Options{
+			MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes, Stage: s.deps.Observer.ObserveStage,
+		})
 	}
 	if err != nil {
 		return photo.Result{}, classifyRender(err)

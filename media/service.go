@@ -150,3 +150,16 @@ func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
 	}
 	return s.deps.Blobs.PresignGet(ctx, key, s.cfg.URLTTL)
 }
+
+// WebURL and ThumbURL let other features (guides) show a ready photo
+// without knowing how URLs are made. A URL that cannot be made is "": the
+// photo then shows by its ThumbHash alone.
+func (s *Service) WebURL(ctx context.Context, id string) string {
+	u, _ := s.publicURL(ctx, WebKey(id))
+	return u
+}
+
+func (s *Service) ThumbURL(ctx context.Context, id string) string {
+	u, _ := s.publicURL(ctx, ThumbKey(id))
+	return u
+}

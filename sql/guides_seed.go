@@ -260,3 +260,14 @@ func joinTags(t []string) string {
 	}
 	return s
 }
+
+// DemoGuideIDs returns the first n demo guides of authorID, oldest first:
+// the ones seed --demo gives photos.
+func DemoGuideIDs(ctx context.Context, db *DB, authorID string, n int) ([]string, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM guides WHERE author_id = $1 ORDER BY created_at, id LIMIT $2`, authorID, n)
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "guide")
+}

@@ -15,10 +15,11 @@ import (
 func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func(), err error) {
 	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
 	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock)
-	if err := a.wireMedia(deps); err != nil {
+	mediaSvc, err := a.wireMedia(deps)
+	if err != nil {
 		return nil, err
 	}
-	stopGuides, err := a.wireGuides(ctx, deps)
+	stopGuides, err := a.wireGuides(ctx, deps, mediaSvc)
 	if err != nil {
 		return nil, err
 	}

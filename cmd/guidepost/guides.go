@@ -18,6 +18,7 @@ import (
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -27,6 +28,7 @@ var (
 	_ guides.Store     = (*cache.Guides)(nil)
 	_ cache.TileSource = (*gsql.Guides)(nil)
 	_ api.GuideService = (*guides.Service)(nil)
+	_ guides.MediaURLs = (*media.Service)(nil)
 )
 
 // guideSettings are the guide feature's environment variables.
@@ -83,7 +85,7 @@ func loadGuideSettings(getenv func(string) string) (guideSettings, error) {
 // wireGuides builds the guide service: the PostgreSQL store, behind the
 // nearby/viewport cache unless GUIDES_CACHE=off. The returned stop ends the
 // cache's version feed.
-func (a *app) wireGuides(ctx context.Context, deps *api.Deps) (stop func(), err error) {
+func (a *app) wireGuides(ctx context.Context, deps *api.Deps, urls guides.MediaURLs) (stop func(), err error) {
 	settings, err := loadGuideSettings(os.Getenv)
 	if err != nil {
 		return nil, err
@@ -103,9 +105,7 @@ func (a *app) wireGuides(ctx context.Context, deps *api.Deps) (stop func(), err 
 		stop = func() { cancel(); wg.Wait() }
 		s = c
 	}
-	// Photo URLs: the media feature provides a guides.MediaURLs; until it is
-	// wired here, guides show their photos' rows without URLs.
-	deps.Guides = guides.NewService(s, a.clock, guides.CursorKey(a.cfg.JWTSecret), nil)
+	deps.Guides = guides.NewService(s, a.clock, guides.CursorKey(a.cfg.JWTSecret), urls)
 	return stop, nil
 }
 
@@ -161,6 +161,9 @@ func runSeed(ctx context.Context, cfg config.Config, log *slog.Logger, args []st
 		}
 		fmt.Fprintf(stdout, "demo: user %s (%s / %s); %d guides added, %d already there\n",
 			u.ID, demoEmail, demoPassword, added, gsql.DemoGuideCount-added)
+		if err := seedDemoPhotos(ctx, cfg, u.ID, stdout); err != nil {
+			return err
+		}
 	}
 	if *n > 0 {
 		start := time.Now()

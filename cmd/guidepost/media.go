@@ -74,14 +74,15 @@ func (a *app) mediaService(ms mediaSettings, obs media.Observer) *media.Service 
 
 // wireMedia serves the media routes, and the queue gauges the load-test tool
 // reads from the API's /metrics.
-func (a *app) wireMedia(deps *api.Deps) error {
+func (a *app) wireMedia(deps *api.Deps) (*media.Service, error) {
 	ms, err := loadMediaSettings(os.Getenv)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	deps.Media = a.mediaService(ms, nil)
+	svc := a.mediaService(ms, nil)
+	deps.Media = svc
 	worker.RegisterQueueMetrics(a.registry, a.redis)
-	return nil
+	return svc, nil
 }
 
 // runMediaWorker derives photos and sweeps until ctx ends.

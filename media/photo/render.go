@@ -8,6 +8,7 @@ import (
 	"image"
 	"image/jpeg"
 	"io"
+	"time"
 
 	"github.com/disintegration/imaging"
 )
@@ -28,6 +29,10 @@ const DefaultMaxBytes = 64 << 20
 type Options struct {
 	MaxPixels int64 // DefaultMaxPixels
 	MaxBytes  int64 // DefaultMaxBytes
+	// Stage, when set, is told the time spent decoding, resizing (orientation
+	// and colour included) and encoding, once each per render, so the worker
+	// can show where its CPU goes.
+	Stage func(stage string, d time.Duration)
 }
 
 // Derivative is one rendered JPEG: sRGB, upright, no metadata.
@@ -66,7 +71,8 @@ func Render(ctx context.Context, r io.Reader, f Format, opts Options) (Result, e
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
-	web, shown, err := decodeWeb(data, info)
+	sw := stopwatch{last: time.Now()}
+	web, shown, err := decodeWeb(data, info, &sw)
 	if err != nil {
 		return Result{}, err
 	}
@@ -74,32 +80,59 @@ func Render(ctx context.Context, r io.Reader, f Format, opts Options) (Result, e
 	if res.Web, err = encode(ctx, web, WebQuality); err != nil {
 		return Result{}, err
 	}
+	sw.lap(&sw.encode)
 	thumb := web
 	if tw, th := fit(web.Rect.Dx(), web.Rect.Dy(), ThumbMax); tw != web.Rect.Dx() || th != web.Rect.Dy() {
 		// From the web image, not the original: 3 MP in instead of up to 50.
 		thumb = finish(imaging.Resize(web, tw, th, imaging.CatmullRom), false)
 	}
+	sw.lap(&sw.resize)
 	if res.Thumb, err = encode(ctx, thumb, ThumbQuality); err != nil {
 		return Result{}, err
 	}
+	sw.lap(&sw.encode)
 	hw, hh := fit(thumb.Rect.Dx(), thumb.Rect.Dy(), hashMax)
 	small := finish(imaging.Resize(thumb, hw, hh, imaging.Box), false)
 	res.ThumbHash = base64.StdEncoding.EncodeToString(thumbHash(small))
+	sw.lap(&sw.resize)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}
+	sw.report(opts.Stage)
 	return res, nil
+}
+
+// stopwatch adds up the time of each stage across a render.
+type stopwatch struct {
+	last                   time.Time
+	decode, resize, encode time.Duration
+}
+
+func (s *stopwatch) lap(into *time.Duration) {
+	now := time.Now()
+	*into += now.Sub(s.last)
+	s.last = now
+}
+
+func (s *stopwatch) report(fn func(string, time.Duration)) {
+	if fn != nil {
+		fn("decode", s.decode)
+		fn("resize", s.resize)
+		fn("encode", s.encode)
+	}
 }
 
 // decodeWeb decodes the photo and returns it upright, in sRGB, fitted within
 // WebMax, with the displayed size of the original. Resizing comes first, in
 // stored orientation (a transposed target), so that the orientation and
 // colour passes only touch the small image.
-func decodeWeb(data []byte, info Info) (*image.RGBA, image.Point, error) {
+func decodeWeb(data []byte, info Info, sw *stopwatch) (*image.RGBA, image.Point, error) {
 	img, err := decode(data, info.Format)
 	if err != nil {
 		return nil, image.Point{}, err
 	}
+	sw.lap(&sw.decode)
+	defer sw.lap(&sw.resize)
 	b := img.Bounds()
 	// The HEIF decoder may crop (clap) or turn (irot): trust the pixels, but
 	// re-check them against the limit the header promised.
