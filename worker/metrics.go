@@ -37,7 +37,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "guidepost_worker_task_duration_seconds", Help: "Time to handle one task.", Buckets: secs,
 		}, []string{"task"})),
 		stages: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage (download, render, upload).", Buckets: secs,
+			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage: download, render (decode + resize + encode), upload.", Buckets: secs,
 		}, []string{"stage"})),
 		repaired: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "guidepost_media_sweeper_repaired_total", Help: "What the sweeper repaired: requeued, failed, orphans, keys_expired.",
