@@ -8,11 +8,26 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/guidepost/guidepost"
 )
+
+// Time a client gets to send a body. The server has no global ReadTimeout,
+// since a 15 MB photo from a phone on a slow network legitimately takes a
+// minute; instead each route bounds its own body, so slow senders cannot
+// hold the concurrency slots that every other request needs.
+const (
+	jsonBodyTime   = 15 * time.Second
+	uploadBodyTime = 3 * time.Minute
+)
+
+func bodyDeadline(c *gin.Context, d time.Duration) {
+	// Only fails for writers without deadline support (test recorders).
+	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(d))
+}
 
 // maxJSONBody bounds every JSON request body. The largest legitimate one is
 // a guide with a 10,000-character body (≤ 40 KB of UTF-8).
@@ -21,6 +36,7 @@ const maxJSONBody = 1 << 20
 // decodeJSON reads a JSON object strictly: unknown fields, trailing data and
 // wrong types are EINVALID naming the field, so clients learn of typos.
 func decodeJSON(c *gin.Context, dst any) error {
+	bodyDeadline(c, jsonBodyTime)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxJSONBody))
 	var tooBig *http.MaxBytesError
 	switch {

@@ -98,6 +98,7 @@ func (s *Server) uploadMedia(c *gin.Context) {
 		return
 	}
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, svc.UploadLimit())
+	bodyDeadline(c, uploadBodyTime)
 	up, err := receiveFile(c.Request, svc)
 	if err != nil {
 		fail(c, err)

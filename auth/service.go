@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"fmt"
 	"net/mail"
+	"runtime"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -22,6 +23,9 @@ type Service struct {
 	// dummyHash is checked against when an email is unknown, so a failed
 	// log-in takes as long whether or not the account exists.
 	dummyHash string
+	// hashing bounds concurrent argon2id runs: each takes 19 MiB and a core
+	// for ~50 ms, and sign-up and log-in are open to anyone.
+	hashing chan struct{}
 }
 
 // NewService wires the account use cases.
@@ -30,7 +34,8 @@ func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
-	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h}
+	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
+		hashing: make(chan struct{}, max(2, runtime.NumCPU()))}
 }
 
 // SignupInput is a new account's fields.
@@ -61,7 +66,8 @@ func (s *Service) Signup(ctx context.Context, in SignupInput) (Session, error) {
 	if err := in.validate(); err != nil {
 		return Session{}, err
 	}
-	hash, err := hashPassword(in.Password)
+	var hash string
+	err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return })
 	if err != nil {
 		return Session{}, err
 	}
@@ -102,7 +108,11 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 	case hash == "":
 		hash = s.dummyHash // an account without a password cannot log in
 	}
-	ok, err := checkPassword(hash, password)
+	var ok bool
+	err = s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(hash, password); return })
+	if guidepost.ErrorCode(err) == guidepost.EUNAVAILABLE || ctx.Err() != nil {
+		return Session{}, err
+	}
 	if err != nil {
 		return Session{}, fmt.Errorf("auth: user %s: %w", u.ID, err)
 	}
@@ -110,6 +120,24 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the email or password is incorrect")
 	}
 	return s.session(u)
+}
+
+// withHashSlot runs fn when a hashing slot frees up within a second, and
+// otherwise answers "unavailable" so a burst of log-ins sheds instead of
+// piling up memory.
+func (s *Service) withHashSlot(ctx context.Context, fn func() error) error {
+	wait, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	select {
+	case s.hashing <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return guidepost.Errorf(guidepost.EUNAVAILABLE, "too many sign-ins at once; retry shortly")
+	}
+	defer func() { <-s.hashing }()
+	return fn()
 }
 
 // Me returns the caller's account.

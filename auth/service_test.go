@@ -16,7 +16,7 @@ import (
 // movableClock lets a test expire a token without sleeping.
 type movableClock struct{ now atomic.Int64 }
 
-func (c *movableClock) Now() time.Time       { return time.Unix(0, c.now.Load()) }
+func (c *movableClock) Now() time.Time      { return time.Unix(0, c.now.Load()) }
 func (c *movableClock) Add(d time.Duration) { c.now.Add(int64(d)) }
 
 func newService(t *testing.T) (*auth.Service, *movableClock) {

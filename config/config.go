@@ -37,6 +37,7 @@ type Config struct {
 	MaxUploadBytes    int64
 	MaxInflight       int
 	QueueWait         time.Duration
+	DrainDelay        time.Duration
 }
 
 // Load reads the process environment; Parse reads any lookup function.
@@ -62,6 +63,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		LogFormat:         e.str("LOG_FORMAT", "text"),
 		LogLevel:          e.str("LOG_LEVEL", "info"),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 20*time.Second),
+		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0),
 		MaxUploadBytes:    int64(e.integer("MAX_UPLOAD_BYTES", 25<<20)),
 		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256),
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"time"
 
@@ -57,9 +58,14 @@ func New(cfg Config) *S3 {
 			o.MaxBackoff = 200 * time.Millisecond
 			o.RateLimiter = ratelimit.None
 		}),
+		// Every network step has a bound: a stalled server (packets dropped
+		// rather than refused) must fail an upload in seconds, not minutes.
 		HTTPClient: &http.Client{Transport: &http.Transport{
-			MaxIdleConnsPerHost: 64,
-			IdleConnTimeout:     90 * time.Second,
+			DialContext:           (&net.Dialer{Timeout: 3 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			TLSHandshakeTimeout:   5 * time.Second,
+			ResponseHeaderTimeout: 30 * time.Second,
+			MaxIdleConnsPerHost:   64,
+			IdleConnTimeout:       90 * time.Second,
 		}},
 	})
 	return &S3{client: client, presign: s3.NewPresignClient(client), bucket: cfg.Bucket}
@@ -178,7 +184,11 @@ func wrap(err error, what string) error {
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		switch apiErr.ErrorCode() {
-		case "NoSuchKey", "NotFound", "NoSuchBucket":
+		case "NoSuchBucket":
+			// A missing bucket is a misconfigured or unready store, never a
+			// missing photo: a worker must retry, not mark photos lost.
+			return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
+		case "NoSuchKey", "NotFound":
 			return guidepost.Wrap(guidepost.ENOTFOUND, err, fmt.Sprintf("%s not found", what))
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -35,6 +36,14 @@ func Open(ctx context.Context, url string) (*DB, error) {
 	// KNN and viewport queries cost far more than it saved (100 vs 5,800
 	// tps in pgbench). Every query here is OLTP-sized.
 	cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	// Read every timestamptz as UTC, so a time prints the same whether it came
+	// from PostgreSQL or from a cache, whatever TZ the process runs under.
+	cfg.AfterConnect = func(_ context.Context, conn *pgx.Conn) error {
+		conn.TypeMap().RegisterType(&pgtype.Type{
+			Name: "timestamptz", OID: pgtype.TimestamptzOID, Codec: &pgtype.TimestamptzCodec{ScanLocation: time.UTC},
+		})
+		return nil
+	}
 	if !strings.Contains(url, "pool_max_conns") {
 		// pgx defaults to max(4, CPUs): on 2 cores four connections, which the
 		// field report saw pinned at 100% busy. Requests here are I/O-bound.

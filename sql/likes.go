@@ -29,7 +29,9 @@ func (s *Guides) Like(ctx context.Context, guideID, userID string, at time.Time)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n) SELECT guide_id, $4, 1 FROM ins
-			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + 1, updated_at = now()
+			-- clock_timestamp, not now(): a like that waited for the shard lock
+			-- must carry a stamp the once-a-second poll has not passed yet.
+			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + 1, updated_at = clock_timestamp()
 			RETURNING 1
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
@@ -52,7 +54,7 @@ func (s *Guides) Unlike(ctx context.Context, guideID, userID string) (guides.Lik
 			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2 RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n) SELECT guide_id, $3, -1 FROM del
-			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n - 1, updated_at = now()
+			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n - 1, updated_at = clock_timestamp()
 			RETURNING 1
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint

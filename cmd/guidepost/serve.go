@@ -39,6 +39,9 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // dev runs migrations, the API and a worker in one process: one command for
 // local use, nothing the production split would not also do.
 func dev(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := cfg.CheckServe(); err != nil {
+		return err
+	}
 	if err := migrate(ctx, cfg, log); err != nil {
 		return err
 	}
@@ -83,11 +86,15 @@ func (a *app) runAPI(ctx context.Context) error {
 		return fmt.Errorf("http: %w", err)
 	case <-ctx.Done():
 	}
-	a.log.Info("shutting down", "grace", a.cfg.ShutdownTimeout)
+	a.log.Info("shutting down", "grace", a.cfg.ShutdownTimeout, "drain_delay", a.cfg.DrainDelay)
 	srv.Drain()
+	// Behind a load balancer, keep accepting while /readyz reports 503, so
+	// the balancer stops sending before the listener closes.
+	time.Sleep(a.cfg.DrainDelay)
 	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		hs.Close() // cut the stragglers before the pools they use are closed
 		return fmt.Errorf("http: shutdown: %w", err)
 	}
 	a.log.Info("stopped")
