@@ -350,6 +350,9 @@ s3_error() {
 
 s3_up() {
 	local state
+	# Installed even when an S3 server already answers: the fault tests start
+	# private versitygw instances from this binary.
+	vgw_install
 	case "$S3_HOST" in
 	127.0.0.1 | localhost)
 		[ "$S3_SCHEME" = http ] || die s3 "S3_ENDPOINT=$S3_ENDPOINT: the local versitygw serves plain http"
