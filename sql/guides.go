@@ -164,7 +164,11 @@ func attachMedia(ctx context.Context, tx pgx.Tx, guideID string, ids []string) e
 // tileVersions reads, inside the writing transaction, the versions its
 // statement trigger just gave the tiles.
 func tileVersions(ctx context.Context, tx pgx.Tx, tiles ...int64) (map[int64]cache.TileState, error) {
-	rows, err := tx.Query(ctx, `SELECT tile, version, guides FROM guide_tiles WHERE tile = ANY($1)`, tiles)
+	return scanTileStates(tx.Query(ctx, `SELECT tile, version, guides FROM guide_tiles WHERE tile = ANY($1)`, tiles))
+}
+
+// scanTileStates collects (tile, version, guides) rows by tile.
+func scanTileStates(rows pgx.Rows, err error) (map[int64]cache.TileState, error) {
 	if err != nil {
 		return nil, err
 	}

@@ -183,16 +183,5 @@ func parseTileState(s string) (int64, cache.TileState, bool) {
 }
 
 func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]cache.TileState, error) {
-	rows, err := conn.Query(ctx, `SELECT tile, version, guides FROM guide_tiles`)
-	if err != nil {
-		return nil, err
-	}
-	out := map[int64]cache.TileState{}
-	var tile int64
-	var st cache.TileState
-	_, err = pgx.ForEachRow(rows, []any{&tile, &st.Version, &st.Guides}, func() error {
-		out[tile] = st
-		return nil
-	})
-	return out, err
+	return scanTileStates(conn.Query(ctx, `SELECT tile, version, guides FROM guide_tiles`))
 }
