@@ -29,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 )
 
@@ -363,6 +364,40 @@ func TestMediaDuplicatesAndIdempotencyKeys(t *testing.T) {
 	}
 	if n := len(s.objects()); n != 3 {
 		t.Fatalf("%d originals stored, want 3", n)
+	}
+}
+
+// A photo whose original was lost before a worker ran fails, asking its
+// owner to upload it again: doing so answers 202 with the same photo
+// pending, and it becomes ready. A corrupt photo would only fail again, so
+// uploading it again answers 200 with its failure.
+func TestMediaFailedPhotoUploadedAgainIsRetried(t *testing.T) {
+	t.Parallel()
+	s := newMediaStack(t, testkit.S3Config(t))
+	c := newMediaClient(t, s.start("serve").URL)
+	jpg, corrupt := testPhoto(t, "photo.jpg"), testPhoto(t, "corrupt.jpg")
+	lost, bad := c.upload(map[string][]byte{"a.jpg": jpg}, ""), c.upload(map[string][]byte{"c.jpg": corrupt}, "")
+	if err := objstore.New(s.s3).Delete(context.Background(), media.OriginalKey(lost.doc.ID)); err != nil {
+		t.Fatal(err)
+	}
+	s.start("worker")
+	if m := c.waitDone(lost.doc.ID, 30*time.Second); m.Status != "failed" || m.Failure == nil {
+		t.Fatalf("lost original: %+v", m)
+	}
+	c.waitDone(bad.doc.ID, 30*time.Second)
+
+	again := c.upload(map[string][]byte{"a-again.jpg": jpg}, "")
+	if again.status != 202 || again.doc.ID != lost.doc.ID || again.doc.Status != "pending" || again.doc.Failure != nil {
+		t.Fatalf("upload again: %d %+v", again.status, again.doc)
+	}
+	m := c.waitDone(lost.doc.ID, 30*time.Second)
+	if m.Status != "ready" {
+		t.Fatalf("after the upload again: %+v", m)
+	}
+	fetchJPEG(t, m.URLs.Web)
+	badAgain := c.upload(map[string][]byte{"c-again.jpg": corrupt}, "")
+	if badAgain.status != 200 || badAgain.doc.ID != bad.doc.ID || badAgain.doc.Status != "failed" || badAgain.doc.Failure == nil {
+		t.Fatalf("corrupt upload again: %d %+v", badAgain.status, badAgain.doc)
 	}
 }
 

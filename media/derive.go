@@ -65,7 +65,7 @@ func (s *Service) derive(ctx context.Context, m Media) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	res, err := s.renderBounded(ctx, m, data)
+	res, err := s.renderBounded(ctx, data)
 	if err != nil {
 		return "", err
 	}
@@ -101,23 +101,29 @@ func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
 	return data, nil
 }
 
-// renderBounded renders under the decode semaphore, weighted by the photo's
-// megapixels (known from the row, measured at upload).
-func (s *Service) renderBounded(ctx context.Context, m Media, data []byte) (photo.Result, error) {
-	capacity := int64(s.cfg.RenderSlots * slotMP)
-	weight := min(max(int64(m.Width)*int64(m.Height)/1_000_000+1, 1), capacity)
+// renderBounded renders under the decode semaphore, weighted by the memory
+// the render will need. That comes from the header of the downloaded bytes
+// (photo.Info.RenderMemory), not from the row's pixel count: a progressive
+// JPEG or a HEIC decoded in WebAssembly needs three to seven times what a
+// baseline JPEG of the same size does.
+func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result, error) {
+	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
+	if err != nil {
+		return photo.Result{}, classifyRender(err)
+	}
+	info, err := photo.Probe(bytes.NewReader(data), format, s.cfg.MaxPixels)
+	if err != nil {
+		return photo.Result{}, classifyRender(err)
+	}
+	weight := s.renderWeight(info)
 	if err := s.render.Acquire(ctx, weight); err != nil {
 		return photo.Result{}, transient(err)
 	}
 	defer s.render.Release(weight)
 	start := time.Now()
-	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
-	var res photo.Result
-	if err == nil {
-		res, err = photo.Render(ctx, bytes.NewReader(data), format, photo.Options{
-			MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes, Stage: s.deps.Observer.ObserveStage,
-		})
-	}
+	res, err := photo.Render(ctx, bytes.NewReader(data), format, photo.Options{
+		MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes, Stage: s.deps.Observer.ObserveStage,
+	})
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}
@@ -125,11 +131,18 @@ func (s *Service) renderBounded(ctx context.Context, m Media, data []byte) (phot
 	return res, nil
 }
 
+// renderWeight is what one render takes from the decode semaphore: its
+// memory estimate in MiB, at most the whole budget, so that a photo larger
+// than the budget runs alone instead of never.
+func (s *Service) renderWeight(info photo.Info) int64 {
+	return min((info.RenderMemory()+1<<20-1)>>20, s.renderBudget())
+}
+
 // fail records a permanent failure on the row and returns te. If the row
 // cannot be written the error turns transient, so the task runs again and
 // the photo does not stay "processing".
 func (s *Service) fail(ctx context.Context, id string, te *TaskError) error {
-	if err := s.deps.Store.Fail(ctx, id, te.failure, s.deps.Clock.Now()); err != nil {
+	if err := s.deps.Store.Fail(ctx, id, te.Reason, te.failure, s.deps.Clock.Now()); err != nil {
 		return transient(err)
 	}
 	slog.InfoContext(ctx, "media: photo failed", "media_id", id, "reason", te.Reason, "err", te.Err)
@@ -142,7 +155,7 @@ func (s *Service) giveUpIf(ctx context.Context, t DeriveTask, err error) error {
 	if !t.LastTry || ctx.Err() != nil {
 		return err
 	}
-	if ferr := s.deps.Store.Fail(ctx, t.MediaID, failGaveUp, s.deps.Clock.Now()); ferr != nil {
+	if ferr := s.deps.Store.Fail(ctx, t.MediaID, reasonGaveUp, failGaveUp, s.deps.Clock.Now()); ferr != nil {
 		slog.ErrorContext(ctx, "media: could not fail a photo after its last try", "media_id", t.MediaID, "err", ferr)
 	}
 	return err

@@ -97,16 +97,27 @@ func TestDeriveTransientFailureRetriesThenGivesUp(t *testing.T) {
 	}
 }
 
-// A photo whose task the queue gave up on is failed by the sweeper.
+// A photo whose task the queue gave up on after a worker started it is
+// failed by the sweeper, as one a re-upload may retry. A dead task of a
+// photo no worker started belongs to an earlier life of the photo (a
+// re-upload while Redis was down could not replace it): the photo is
+// queued again, not failed untried.
 func TestSweepFailsPhotosWithDeadTasks(t *testing.T) {
+	ctx := context.Background()
 	e := newEnv(media.Config{})
-	m := accepted(t, e, "photo.jpg")
-	e.queue.states[m.ID] = media.TaskDead
+	started, untried := accepted(t, e, "photo.jpg"), accepted(t, e, "photo.png")
+	e.store.Start(ctx, started.ID, e.clock.Now())
+	e.queue.states[started.ID] = media.TaskDead
+	e.queue.states[untried.ID] = media.TaskDead
 	e.clock.Add(time.Hour)
-	r, err := e.svc.Sweep(context.Background())
-	row, _ := e.store.Get(context.Background(), m.ID)
-	if err != nil || r.Failed != 1 || row.Status != media.StatusFailed {
-		t.Fatalf("%+v, %v, %s", r, err, row.Status)
+	r, err := e.svc.Sweep(ctx)
+	row, _ := e.store.Get(ctx, started.ID)
+	if err != nil || r.Failed != 1 || row.Status != media.StatusFailed || row.FailureReason != "gave_up" {
+		t.Fatalf("%+v, %v, %+v", r, err, row)
+	}
+	row, _ = e.store.Get(ctx, untried.ID)
+	if r.Requeued != 1 || row.Status != media.StatusPending || e.queue.times(untried.ID) != 2 {
+		t.Fatalf("untried: %+v, %+v, queued %d times", r, row, e.queue.times(untried.ID))
 	}
 }
 

@@ -86,7 +86,25 @@ const (
 	failGaveUp    = "We could not process this photo. Please upload it again."
 	reasonGaveUp  = "gave_up"
 	reasonMissing = "missing_original"
+
+	reasonCorrupt     = "corrupt"
+	reasonUnsupported = "unsupported"
+	reasonPixels      = "too_many_pixels"
+	reasonSize        = "too_large"
 )
+
+// reuploadHelps reports whether uploading the same bytes again can make a
+// photo that failed for reason ready. The photo's own faults would only
+// fail again; the others (the worker gave up during an outage, the
+// original was lost, or a reason this version does not know) lay outside
+// the bytes, and the owner was asked to upload the photo again.
+func reuploadHelps(reason string) bool {
+	switch reason {
+	case reasonCorrupt, reasonUnsupported, reasonPixels, reasonSize:
+		return false
+	}
+	return true
+}
 
 // classifyRender turns a photo pipeline error into a task error. ctx errors
 // stay transient: the worker is stopping, the photo is fine.
@@ -96,13 +114,13 @@ func classifyRender(err error) *TaskError {
 	}
 	switch {
 	case errors.Is(err, photo.ErrCorrupt):
-		return permanent("corrupt", failCorrupt)
+		return permanent(reasonCorrupt, failCorrupt)
 	case errors.Is(err, photo.ErrUnsupported):
-		return permanent("unsupported", failFormat)
+		return permanent(reasonUnsupported, failFormat)
 	case errors.Is(err, photo.ErrTooManyPixels):
-		return permanent("too_many_pixels", failPixels)
+		return permanent(reasonPixels, failPixels)
 	case errors.Is(err, photo.ErrTooLarge):
-		return permanent("too_large", failSize)
+		return permanent(reasonSize, failSize)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &TaskError{Reason: "canceled", Err: err}
 	}

@@ -39,13 +39,21 @@ type fakeStore struct {
 	// beforeCreate lets a test slip a competing row in between the
 	// duplicate check and the insert.
 	beforeCreate func()
+	// afterCreate, when set, is the error of an insert that committed: the
+	// reply was lost on its way back, as when a connection breaks.
+	afterCreate func() error
+	// beforeRetry lets a test slip a competing retry in.
+	beforeRetry func()
 }
 
 func notFound() error { return guidepost.Errorf(guidepost.ENOTFOUND, "media not found") }
 
-func (s *fakeStore) Create(_ context.Context, m media.Media) error {
+func (s *fakeStore) Create(ctx context.Context, m media.Media) error {
 	if s.beforeCreate != nil {
 		s.beforeCreate()
+	}
+	if err := ctx.Err(); err != nil {
+		return err // as pgx: a canceled query is not sent
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -55,6 +63,9 @@ func (s *fakeStore) Create(_ context.Context, m media.Media) error {
 		}
 	}
 	s.rows[m.ID] = m
+	if s.afterCreate != nil {
+		return s.afterCreate()
+	}
 	return nil
 }
 
@@ -103,11 +114,27 @@ func (s *fakeStore) Finish(_ context.Context, id, hash string, now time.Time) er
 	return err
 }
 
-func (s *fakeStore) Fail(_ context.Context, id, reason string, now time.Time) error {
+func (s *fakeStore) Fail(_ context.Context, id, reason, failure string, now time.Time) error {
 	_, err := s.update(id, func(m *media.Media) {
-		m.Status, m.Failure, m.ProcessedAt, m.UpdatedAt = media.StatusFailed, reason, now, now
+		m.Status, m.FailureReason, m.Failure, m.ProcessedAt, m.UpdatedAt = media.StatusFailed, reason, failure, now, now
 	})
 	return err
+}
+
+func (s *fakeStore) Retry(_ context.Context, id string, now time.Time) (media.Media, error) {
+	if s.beforeRetry != nil {
+		s.beforeRetry()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.rows[id]
+	if !ok || m.Status != media.StatusFailed {
+		return media.Media{}, notFound()
+	}
+	m.Status, m.Attempts, m.Failure, m.FailureReason = media.StatusPending, 0, "", ""
+	m.ThumbHash, m.ProcessedAt, m.UpdatedAt = "", time.Time{}, now
+	s.rows[id] = m
+	return m, nil
 }
 
 func (s *fakeStore) Stale(_ context.Context, before time.Time, limit int) ([]media.Media, error) {
@@ -157,9 +184,13 @@ func (k *fakeKeys) Claim(_ context.Context, u media.KeyUse, staleBefore, expired
 	return u, true, nil
 }
 
+// Complete and Release act on the caller's own claim only, known by its At.
 func (k *fakeKeys) Complete(_ context.Context, u media.KeyUse) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	if held, ok := k.uses[u.OwnerID+"/"+u.Key]; !ok || held.Done || !held.At.Equal(u.At) {
+		return guidepost.Errorf(guidepost.ECONFLICT, "the Idempotency-Key claim was taken over")
+	}
 	k.uses[u.OwnerID+"/"+u.Key] = u
 	return nil
 }
@@ -167,7 +198,7 @@ func (k *fakeKeys) Complete(_ context.Context, u media.KeyUse) error {
 func (k *fakeKeys) Release(_ context.Context, u media.KeyUse) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if held := k.uses[u.OwnerID+"/"+u.Key]; !held.Done {
+	if held, ok := k.uses[u.OwnerID+"/"+u.Key]; ok && !held.Done && held.At.Equal(u.At) {
 		delete(k.uses, u.OwnerID+"/"+u.Key)
 	}
 	return nil

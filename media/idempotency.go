@@ -86,8 +86,10 @@ func (s *Service) settle(ctx context.Context, use KeyUse, res UploadResult, fail
 		err = s.deps.Keys.Complete(sctx, use)
 	}
 	if err != nil {
-		// The key stays in flight until KeyLease passes, then a repeat takes
-		// it over and finds the photo by its SHA-256: still one photo.
+		// Either a repeat took the key over after KeyLease (ECONFLICT: that
+		// request records its own answer), or the write failed and the key
+		// stays in flight until KeyLease passes; then a repeat takes it over
+		// and finds the photo by its SHA-256. Either way, still one photo.
 		slog.WarnContext(ctx, "media: could not record the Idempotency-Key outcome", "err", err)
 	}
 }

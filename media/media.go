@@ -24,20 +24,21 @@ func (s Status) Finished() bool { return s == StatusReady || s == StatusFailed }
 
 // Media is one uploaded photo, as stored.
 type Media struct {
-	ID          string
-	OwnerID     string
-	Status      Status
-	ContentType string // of the original, from its magic bytes
-	Bytes       int64  // of the original
-	Width       int    // displayed size: after EXIF orientation
-	Height      int
-	SHA256      string // hex, of the original, computed by the server
-	ThumbHash   string // base64, once ready
-	Failure     string // words for the user, once failed
-	Attempts    int    // times a worker started on it
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	ProcessedAt time.Time // zero until ready or failed
+	ID            string
+	OwnerID       string
+	Status        Status
+	ContentType   string // of the original, from its magic bytes
+	Bytes         int64  // of the original
+	Width         int    // displayed size: after EXIF orientation
+	Height        int
+	SHA256        string // hex, of the original, computed by the server
+	ThumbHash     string // base64, once ready
+	Failure       string // words for the user, once failed
+	FailureReason string // its label (corrupt, gave_up, …): can a re-upload help?
+	Attempts      int    // times a worker started on it
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	ProcessedAt   time.Time // zero until ready or failed
 }
 
 // View is a photo as one viewer sees it: the row plus the URLs that viewer

@@ -20,9 +20,15 @@ type Store interface {
 	// a finished one is returned unchanged.
 	Start(ctx context.Context, id string, now time.Time) (Media, error)
 	// Finish and Fail change only unfinished rows, so a task that runs twice
-	// cannot move a photo back or overwrite the first result.
+	// cannot move a photo back or overwrite the first result. Fail records
+	// the reason (a label, see FailureReason) and the owner's words.
 	Finish(ctx context.Context, id, thumbHash string, now time.Time) error
-	Fail(ctx context.Context, id, reason string, now time.Time) error
+	Fail(ctx context.Context, id, reason, failure string, now time.Time) error
+	// Retry moves a failed photo back to pending as if new (no attempts, no
+	// failure) and returns it. Only a failed row changes, so of two uploads
+	// retrying one photo at once only one does; the other, and a photo that
+	// is not failed, get ENOTFOUND.
+	Retry(ctx context.Context, id string, now time.Time) (Media, error)
 	// Stale lists unfinished rows not updated since before, oldest first.
 	Stale(ctx context.Context, before time.Time, limit int) ([]Media, error)
 	// Touch marks a row as looked after, so the next sweep skips it.
@@ -38,7 +44,11 @@ type Keys interface {
 	// an in-flight one abandoned before staleBefore with the same
 	// fingerprint, is taken over.
 	Claim(ctx context.Context, k KeyUse, staleBefore, expiredBefore time.Time) (held KeyUse, claimed bool, err error)
-	// Complete records how the claimed use ended, for replays.
+	// Complete records how the claimed use ended, for replays. Complete and
+	// Release act only on the claim k itself made (its At is the claim's
+	// token): once a request outlives KeyLease, another may take its key
+	// over, and the stale one must not overwrite or free the new claim.
+	// Complete then answers ECONFLICT; Release does nothing.
 	Complete(ctx context.Context, k KeyUse) error
 	// Release forgets an in-flight claim whose request failed, so the client
 	// may retry with the same key.
@@ -53,9 +63,9 @@ type KeyUse struct {
 	Key         string
 	Fingerprint string
 	Done        bool
-	Outcome     Outcome // when Done
-	ResourceID  string  // when Done
-	At          time.Time
+	Outcome     Outcome   // when Done
+	ResourceID  string    // when Done
+	At          time.Time // when claimed; identifies the claim
 }
 
 // Blobs is the object store; *objstore.S3 implements it. Errors use the
@@ -70,7 +80,10 @@ type Blobs interface {
 
 // Queue carries derive tasks to workers. A task's id is the media id.
 type Queue interface {
-	// Enqueue is idempotent: a task already queued for id is success.
+	// Enqueue is idempotent: a task already queued or running for id is
+	// success. A finished one (archived after failing, or kept after
+	// completing) is replaced, so that a photo retried after it failed runs
+	// again rather than being blocked by its old task's id.
 	Enqueue(ctx context.Context, mediaID string) error
 	// TaskState tells the sweeper whether a photo still has a task.
 	TaskState(ctx context.Context, mediaID string) (TaskState, error)

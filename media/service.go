@@ -30,9 +30,10 @@ type Config struct {
 	// OrphanLookback bounds how far back past OrphanAge a sweep lists keys
 	// (48 h), so a sweep costs a few days of uploads, not the whole bucket.
 	OrphanLookback time.Duration
-	// RenderSlots sizes the decode semaphore at slotMP megapixels a slot: a
-	// photo takes a weight in proportion to its pixels, so memory, not task
-	// count, is what the semaphore bounds. Set it from WORKER_CONCURRENCY.
+	// RenderSlots sizes the decode semaphore at slotMiB a slot: a render
+	// takes a weight in proportion to the memory it needs, so memory, not
+	// task count, is what the semaphore bounds. Set it from
+	// WORKER_CONCURRENCY.
 	RenderSlots int
 	// MaxAttempts caps how often a worker may start on one photo; a photo
 	// that crashes its worker every time is failed instead of looping.
@@ -65,11 +66,19 @@ func (c *Config) defaults() {
 	}
 }
 
-// slotMP is how many megapixels one RenderSlots slot decodes at once. The
-// semaphore counts megapixels: with WORKER_CONCURRENCY=2 two 12-MP photos
-// decode together, but a 48-MP one (weight capped at the whole capacity)
-// decodes alone, which keeps a worker well under 1 GB.
-const slotMP = 16
+// slotMiB is the render memory, in MiB, that one RenderSlots slot allows;
+// the semaphore counts MiB of photo.Info.RenderMemory. 400 MiB is what the
+// costliest common photo needs (a 12 MP HEIC through WebAssembly, ~330 MiB;
+// a 24 MP progressive JPEG, ~300 MiB), so each slot can always render one
+// photo, and a 12 MP baseline JPEG (~70 MiB) leaves room for others. At
+// WORKER_CONCURRENCY=2 renders hold at most 800 MiB, which with the Go
+// runtime and the buffers of tasks downloading or uploading keeps a worker
+// near 1 GB; a 48 MP HEIC (~1.3 GB estimated, ~1 GB measured) takes the
+// whole budget and renders alone.
+const slotMiB = 400
+
+// renderBudget is the decode semaphore's capacity, in MiB.
+func (s *Service) renderBudget() int64 { return int64(s.cfg.RenderSlots) * slotMiB }
 
 // Deps are the services the feature consumes.
 type Deps struct {
@@ -98,7 +107,9 @@ func New(deps Deps, cfg Config) *Service {
 	if deps.Observer == nil {
 		deps.Observer = noObserver{}
 	}
-	return &Service{deps: deps, cfg: cfg, render: semaphore.NewWeighted(int64(cfg.RenderSlots * slotMP)), newID: uuid.NewV7}
+	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}
+	s.render = semaphore.NewWeighted(s.renderBudget())
+	return s
 }
 
 // UploadLimit is the largest body an upload may have.

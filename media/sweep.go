@@ -9,7 +9,7 @@ import (
 
 // SweepReport counts what one sweep repaired.
 type SweepReport struct {
-	Requeued    int   // unfinished photos with no task, queued again
+	Requeued    int   // unfinished photos with no live task, queued again
 	Failed      int   // unfinished photos whose task the queue gave up on
 	Orphans     int   // originals with no row, deleted
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
@@ -43,8 +43,13 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 // whose enqueue failed, or whose task Redis lost, has no task: it is queued
 // again. One whose task the queue archived (retries exhausted, or a crash
 // on its last try) is failed, so nothing stays pending forever and a photo
-// that crashes workers cannot loop. Every row looked at is touched, so a
-// long backlog is walked through rather than re-checked from its head.
+// that crashes workers cannot loop. But a dead task of a photo that no
+// worker has started since it was queued belongs to an earlier life: a
+// failed photo uploaded again while Redis was down (its old task could not
+// be replaced then), or one whose every try failed before starting. That
+// photo was never tried, so it is queued again (Enqueue replaces the dead
+// task). Every row looked at is touched, so a long backlog is walked
+// through rather than re-checked from its head.
 func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 	now := s.deps.Clock.Now()
 	stale, err := s.deps.Store.Stale(ctx, now.Add(-s.cfg.PendingAge), sweepBatch)
@@ -56,18 +61,19 @@ func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 		if err != nil {
 			return err // the queue is unreachable: the next sweep retries
 		}
-		switch state {
-		case TaskDead:
-			if err := s.deps.Store.Fail(ctx, m.ID, failGaveUp, now); err != nil {
+		neverStarted := m.Status == StatusPending && m.Attempts == 0
+		switch {
+		case state == TaskDead && !neverStarted:
+			if err := s.deps.Store.Fail(ctx, m.ID, reasonGaveUp, failGaveUp, now); err != nil {
 				return err
 			}
 			r.Failed++
 			continue
-		case TaskMissing:
+		case state == TaskMissing, state == TaskDead:
 			if err := s.deps.Queue.Enqueue(ctx, m.ID); err != nil {
 				return err
 			}
-			slog.InfoContext(ctx, "media: sweeper queued a photo that had no task", "media_id", m.ID, "status", m.Status)
+			slog.InfoContext(ctx, "media: sweeper queued a photo that had no live task", "media_id", m.ID, "status", m.Status)
 			r.Requeued++
 		}
 		if err := s.deps.Store.Touch(ctx, m.ID, now); err != nil {

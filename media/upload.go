@@ -25,7 +25,9 @@ type UploadInput struct {
 type Outcome string
 
 const (
-	Accepted  Outcome = "accepted"  // a new photo, queued for its derivatives
+	// Accepted: queued for its derivatives, a new photo or one that failed
+	// for a reason outside its bytes and is tried again.
+	Accepted  Outcome = "accepted"
 	Duplicate Outcome = "duplicate" // the owner had uploaded these bytes before
 )
 
@@ -40,8 +42,10 @@ type UploadResult struct {
 // then the task, so that a failure at any step leaves something the sweeper
 // repairs and never a row without its original:
 //   - S3 fails: nothing was written; the caller gets EUNAVAILABLE (503).
-//   - the process dies after the put: an original without a row, deleted by
-//     the sweeper after OrphanAge.
+//   - the process dies after the put, or the insert fails: the original
+//     stays, and the sweeper deletes it after OrphanAge if no row has it.
+//     The upload deletes it itself only when the unique index refused the
+//     insert: an insert that failed otherwise may have committed.
 //   - the queue fails (Redis down): the photo is still accepted; the sweeper
 //     queues it once it has been pending for PendingAge.
 //
@@ -100,12 +104,15 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 	return info, err
 }
 
+// rowTimeout bounds a row write that outlives its request (see detached).
+const rowTimeout = 10 * time.Second
+
 // store writes a new photo, or finds the owner's copy of the same bytes.
 func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (UploadResult, error) {
 	// Checked first so a repeat costs no S3 write; the unique index below
 	// still decides when two uploads race.
 	if m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err == nil {
-		return s.result(ctx, m, Duplicate)
+		return s.again(ctx, in, m)
 	} else if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		return UploadResult{}, err
 	}
@@ -122,19 +129,77 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File, in.Size, m.ContentType, in.SHA256); err != nil {
 		return UploadResult{}, err
 	}
-	if err := s.deps.Store.Create(ctx, m); err != nil {
+	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m) })
+	if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+		// Lost the race to an identical upload: the unique index refused
+		// this row, so this original is certainly unused. Answer with the
+		// winner.
 		s.discard(ctx, m.ID)
-		if guidepost.ErrorCode(err) != guidepost.ECONFLICT {
-			return UploadResult{}, err
-		}
-		// Lost the race to an identical upload: answer with the winner.
 		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err != nil {
 			return UploadResult{}, err
 		}
 		return s.result(ctx, m, Duplicate)
 	}
+	if err != nil {
+		// The row may exist all the same: an insert whose reply was lost
+		// after PostgreSQL committed fails here too. Deleting the original
+		// could leave a row without it, so it stays; if there is no row,
+		// the sweeper deletes it after OrphanAge.
+		return UploadResult{}, err
+	}
 	s.enqueue(ctx, m.ID)
 	return s.result(ctx, m, Accepted)
+}
+
+// again answers an upload of bytes the owner uploaded before: with that
+// photo, unless it failed for a reason that lay outside its bytes (the
+// worker gave up during an outage, the original was lost), whose failure
+// asked the owner to upload it again. A photo that failed for its own
+// fault (corrupt, unsupported) would only fail again, so it answers with
+// its failure.
+func (s *Service) again(ctx context.Context, in UploadInput, m Media) (UploadResult, error) {
+	if m.Status != StatusFailed || !reuploadHelps(m.FailureReason) {
+		return s.result(ctx, m, Duplicate)
+	}
+	return s.retry(ctx, in, m)
+}
+
+// retry starts a failed photo afresh, in the upload's write order: the
+// original (again: the bytes are the same, so is the key, and it may be
+// the lost part), then the row (back to pending), then the task (Enqueue
+// replaces the failed one, whose id would block it).
+func (s *Service) retry(ctx context.Context, in UploadInput, m Media) (UploadResult, error) {
+	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File, in.Size, m.ContentType, in.SHA256); err != nil {
+		return UploadResult{}, err
+	}
+	var reset Media
+	err := s.detached(ctx, func(ctx context.Context) (err error) {
+		reset, err = s.deps.Store.Retry(ctx, m.ID, s.deps.Clock.Now())
+		return err
+	})
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		// Another upload retried it first: answer with the photo as it is.
+		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err != nil {
+			return UploadResult{}, err
+		}
+		return s.result(ctx, m, Duplicate)
+	}
+	if err != nil {
+		return UploadResult{}, err
+	}
+	slog.InfoContext(ctx, "media: a failed photo was uploaded again; retrying it", "media_id", m.ID, "reason", m.FailureReason)
+	s.enqueue(ctx, m.ID)
+	return s.result(ctx, reset, Accepted)
+}
+
+// detached runs a row write to its end even when the client hangs up: a
+// write canceled mid-flight may have committed or not, and the steps that
+// follow (keep or delete the original, queue the task) need to know which.
+// rowTimeout still bounds a sick database.
+func (s *Service) detached(ctx context.Context, write func(context.Context) error) error {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), rowTimeout)
+	defer cancel()
+	return write(wctx)
 }
 
 // enqueue is best effort: the row is committed, so a failure here only
@@ -148,8 +213,9 @@ func (s *Service) enqueue(ctx context.Context, id string) {
 	}
 }
 
-// discard deletes an original whose row was not written. Failing here is
-// harmless: the sweeper deletes orphans.
+// discard deletes an original whose row was certainly not written (the
+// insert was refused). Failing here is harmless: the sweeper deletes
+// orphans.
 func (s *Service) discard(ctx context.Context, id string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()

@@ -5,8 +5,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -213,5 +215,165 @@ func TestIdempotencyKeyReleasedOnFailure(t *testing.T) {
 	res, err := e.svc.Upload(context.Background(), input(alice, data, "k"))
 	if err != nil || res.Replayed || res.Outcome != media.Accepted {
 		t.Fatalf("retry: %+v, %v", res, err)
+	}
+}
+
+// A photo that failed for a reason outside its bytes asked its owner to
+// upload it again; doing so retries it: the same photo, pending again from
+// scratch, its original stored again and its task queued again.
+func TestUploadAgainRetriesAPhotoThatFailedOutsideItsBytes(t *testing.T) {
+	ctx := context.Background()
+	failures := map[string]func(e *env, id string){
+		"gave up during an outage": func(e *env, id string) {
+			e.blobs.down = true
+			e.svc.Derive(ctx, media.DeriveTask{MediaID: id, LastTry: true})
+			e.blobs.down = false
+		},
+		"original lost": func(e *env, id string) {
+			e.blobs.Delete(ctx, media.OriginalKey(id))
+			e.svc.Derive(ctx, media.DeriveTask{MediaID: id})
+		},
+		"crashed its worker every time": func(e *env, id string) {
+			for range 3 {
+				e.store.Start(ctx, id, e.clock.Now())
+			}
+			e.svc.Derive(ctx, media.DeriveTask{MediaID: id})
+		},
+	}
+	for name, fail := range failures {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(media.Config{MaxAttempts: 2})
+			data := photo(t, "photo.jpg")
+			first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+			fail(e, first.ID)
+			if row, _ := e.store.Get(ctx, first.ID); row.Status != media.StatusFailed {
+				t.Fatalf("setup: %+v", row)
+			}
+			again, err := e.svc.Upload(ctx, input(alice, data, ""))
+			if err != nil || again.Outcome != media.Accepted || again.ID != first.ID || again.Status != media.StatusPending ||
+				again.Attempts != 0 || again.Failure != "" || again.FailureReason != "" || !again.ProcessedAt.IsZero() {
+				t.Fatalf("upload again: %+v, %v", again, err)
+			}
+			if !bytes.Equal(e.blobs.objects[media.OriginalKey(first.ID)], data) || e.queue.times(first.ID) != 2 {
+				t.Fatalf("original stored: %v, queued %d times", e.blobs.keys(), e.queue.times(first.ID))
+			}
+			if err := e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID}); err != nil {
+				t.Fatal(err)
+			}
+			third, err := e.svc.Upload(ctx, input(alice, data, ""))
+			if err != nil || third.Outcome != media.Duplicate || third.Status != media.StatusReady {
+				t.Fatalf("after the retry: %+v, %v", third, err)
+			}
+		})
+	}
+}
+
+// A photo that failed for its own fault would fail again: uploading it
+// again answers with the failure, and nothing is stored or queued.
+func TestUploadAgainOfACorruptPhotoAnswersItsFailure(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(media.Config{})
+	data := photo(t, "corrupt.jpg")
+	first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+	e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID})
+	again, err := e.svc.Upload(ctx, input(alice, data, ""))
+	if err != nil || again.Outcome != media.Duplicate || again.Status != media.StatusFailed ||
+		again.FailureReason != "corrupt" || !strings.Contains(again.Failure, "damaged") || e.queue.times(first.ID) != 1 {
+		t.Fatalf("%+v, %v, queued %d times", again, err, e.queue.times(first.ID))
+	}
+}
+
+// Two uploads retrying one failed photo at once reset it once: one is
+// accepted and queues the task, the other answers with the pending photo.
+func TestUploadAgainRaceRetriesOnce(t *testing.T) {
+	ctx := context.Background()
+	e := newEnv(media.Config{})
+	data := photo(t, "photo.png")
+	first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+	e.blobs.Delete(ctx, media.OriginalKey(first.ID))
+	e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID})
+	var winner media.UploadResult
+	e.store.beforeRetry = func() {
+		e.store.beforeRetry = nil
+		winner, _ = e.svc.Upload(ctx, input(alice, data, ""))
+	}
+	loser, err := e.svc.Upload(ctx, input(alice, data, ""))
+	if err != nil || winner.Outcome != media.Accepted || loser.Outcome != media.Duplicate ||
+		loser.ID != first.ID || loser.Status != media.StatusPending || e.queue.times(first.ID) != 2 {
+		t.Fatalf("winner %+v\nloser %+v, %v; queued %d times", winner, loser, err, e.queue.times(first.ID))
+	}
+}
+
+// An insert that failed may have committed (the reply was lost when the
+// connection broke): the original must stay, or the row could be left
+// without it. The sweeper deletes it later if no row has it.
+func TestUploadKeepsTheOriginalWhenTheInsertMayHaveCommitted(t *testing.T) {
+	e := newEnv(media.Config{})
+	e.store.afterCreate = func() error {
+		return guidepost.Wrap(guidepost.EUNAVAILABLE, io.ErrUnexpectedEOF, "the database is unavailable; try again shortly")
+	}
+	_, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), ""))
+	wantCode(t, err, guidepost.EUNAVAILABLE, "")
+	if len(e.store.rows) != 1 {
+		t.Fatalf("rows: %d", len(e.store.rows))
+	}
+	for id := range e.store.rows {
+		if got := e.blobs.keys(); len(got) != 1 || got[0] != media.OriginalKey(id) {
+			t.Fatalf("the committed row's original was deleted: objects %v", got)
+		}
+	}
+}
+
+// A client that hangs up once its original is stored does not stop the
+// insert half-way: the photo is recorded and queued, whole.
+func TestUploadOutlivesAClientThatHangsUp(t *testing.T) {
+	e := newEnv(media.Config{})
+	ctx, hangUp := context.WithCancel(context.Background())
+	e.store.beforeCreate = hangUp
+	res, err := e.svc.Upload(ctx, input(alice, photo(t, "photo.jpg"), ""))
+	if err != nil || res.Outcome != media.Accepted {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if _, err := e.store.Get(context.Background(), res.ID); err != nil || len(e.blobs.keys()) != 1 || e.queue.times(res.ID) != 1 {
+		t.Fatalf("row %v, objects %v, queued %d times", err, e.blobs.keys(), e.queue.times(res.ID))
+	}
+}
+
+// A request that outlives KeyLease loses its key to a repeat, which takes
+// it over. The stale request then finishing, or failing, must not touch
+// the new claim: not overwrite its answer, not free the key under it.
+func TestIdempotencyKeyStaleRequestLeavesTheNewClaimAlone(t *testing.T) {
+	ctx := context.Background()
+	for _, staleFails := range []bool{false, true} {
+		e := newEnv(media.Config{})
+		data := photo(t, "photo.jpg")
+		var repeat media.UploadResult
+		var repeatErr error
+		e.store.beforeCreate = func() {
+			e.store.beforeCreate = nil
+			e.clock.Add(2 * time.Minute) // past KeyLease: the repeat takes the key over
+			if staleFails {
+				e.store.afterCreate = func() error { return guidepost.Errorf(guidepost.EUNAVAILABLE, "connection reset") }
+				e.keys.Claim(ctx, media.KeyUse{OwnerID: alice, Key: "k", Fingerprint: input(alice, data, "").SHA256, At: e.clock.Now()},
+					e.clock.Now().Add(-time.Minute), e.clock.Now().Add(-24*time.Hour))
+				return
+			}
+			repeat, repeatErr = e.svc.Upload(ctx, input(alice, data, "k"))
+		}
+		stale, err := e.svc.Upload(ctx, input(alice, data, "k"))
+		held := e.keys.uses[alice+"/k"]
+		if staleFails {
+			if err == nil || held.Done || !held.At.Equal(e.clock.Now()) {
+				t.Fatalf("the stale request's failure freed the new claim: %v, %+v", err, held)
+			}
+			continue
+		}
+		if repeatErr != nil || err != nil || repeat.Outcome != media.Accepted || stale.Outcome != media.Duplicate {
+			t.Fatalf("repeat %+v, %v; stale %+v, %v", repeat, repeatErr, stale, err)
+		}
+		replay, err := e.svc.Upload(ctx, input(alice, data, "k"))
+		if err != nil || !replay.Replayed || replay.Outcome != media.Accepted {
+			t.Fatalf("the stale request overwrote the repeat's answer: %+v, %v", replay, err)
+		}
 	}
 }

@@ -70,21 +70,31 @@ func (s *IdempotencyKeys) get(ctx context.Context, k media.KeyUse) (media.KeyUse
 }
 
 // Complete keeps the record's created_at: a replay window runs from the
-// first request, not from the last.
+// first request, not from the last. A claim is known by its created_at (the
+// claiming request's At, which Claim writes on insert and on takeover): a
+// takeover needs the old claim to be KeyLease old, so two claims of one key
+// never share it.
 func (s *IdempotencyKeys) Complete(ctx context.Context, k media.KeyUse) error {
-	_, err := s.db.Pool.Exec(ctx,
-		`UPDATE idempotency_keys SET state = 'done', outcome = $4, resource_id = $5, updated_at = $7
-		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND fingerprint = $6`,
-		k.OwnerID, k.Scope, k.Key, string(k.Outcome), k.ResourceID, k.Fingerprint, k.At)
-	return translate(err, "idempotency key")
+	tag, err := s.db.Pool.Exec(ctx,
+		`UPDATE idempotency_keys SET state = 'done', outcome = $4, resource_id = $5, updated_at = $6
+		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND created_at = $6`,
+		k.OwnerID, k.Scope, k.Key, string(k.Outcome), k.ResourceID, k.At)
+	if err != nil {
+		return translate(err, "idempotency key")
+	}
+	if tag.RowsAffected() == 0 {
+		return guidepost.Errorf(guidepost.ECONFLICT, "the Idempotency-Key claim was taken over by another request")
+	}
+	return nil
 }
 
-// Release deletes only an in-flight record of this use, never a finished one.
+// Release deletes only this use's own in-flight claim: never a finished
+// record, nor the claim of a request that took the key over.
 func (s *IdempotencyKeys) Release(ctx context.Context, k media.KeyUse) error {
 	_, err := s.db.Pool.Exec(ctx,
 		`DELETE FROM idempotency_keys
-		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND fingerprint = $4`,
-		k.OwnerID, k.Scope, k.Key, k.Fingerprint)
+		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND created_at = $4`,
+		k.OwnerID, k.Scope, k.Key, k.At)
 	return translate(err, "idempotency key")
 }
 

@@ -19,13 +19,14 @@ var _ media.Store = (*Media)(nil)
 func NewMedia(db *DB) *Media { return &Media{db: db} }
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
-	coalesce(thumbhash, ''), coalesce(failure, ''), attempts, created_at, updated_at, processed_at`
+	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
+	created_at, updated_at, processed_at`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
 	var processed *time.Time
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
-		&m.ThumbHash, &m.Failure, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed)
+		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed)
 	if processed != nil {
 		m.ProcessedAt = *processed
 	}
@@ -72,16 +73,29 @@ func (s *Media) Start(ctx context.Context, id string, now time.Time) (media.Medi
 
 func (s *Media) Finish(ctx context.Context, id, thumbHash string, now time.Time) error {
 	_, err := s.db.Pool.Exec(ctx,
-		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, processed_at = $3, updated_at = $3
+		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3
 		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now)
 	return translate(err, "media")
 }
 
-func (s *Media) Fail(ctx context.Context, id, reason string, now time.Time) error {
+func (s *Media) Fail(ctx context.Context, id, reason, failure string, now time.Time) error {
 	_, err := s.db.Pool.Exec(ctx,
-		`UPDATE media SET status = 'failed', failure = $2, processed_at = $3, updated_at = $3
-		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, reason, now)
+		`UPDATE media SET status = 'failed', failure_reason = $2, failure = $3, processed_at = $4, updated_at = $4
+		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, reason, failure, now)
 	return translate(err, "media")
+}
+
+// Retry is one conditional statement, so that of two uploads retrying the
+// same failed photo exactly one resets it.
+func (s *Media) Retry(ctx context.Context, id string, now time.Time) (media.Media, error) {
+	if !validUUID(id) {
+		return media.Media{}, translate(pgx.ErrNoRows, "failed media")
+	}
+	return scanMedia(s.db.Pool.QueryRow(ctx,
+		`UPDATE media SET status = 'pending', attempts = 0, failure = NULL, failure_reason = NULL,
+		        thumbhash = NULL, processed_at = NULL, updated_at = $2
+		 WHERE id = $1 AND status = 'failed'
+		 RETURNING `+mediaColumns, id, now))
 }
 
 // Stale uses media_unfinished_idx (partial, on updated_at).

@@ -8,11 +8,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/migrations"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -79,7 +82,7 @@ func TestMediaLifecycleIsOneWay(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Finish(ctx, m.ID, "other", t0.Add(3*time.Minute))
-	s.Fail(ctx, m.ID, "nope", t0.Add(3*time.Minute))
+	s.Fail(ctx, m.ID, "corrupt", "nope", t0.Add(3*time.Minute))
 	got, err := s.Start(ctx, m.ID, t0.Add(4*time.Minute))
 	if err != nil || got.Status != media.StatusReady || got.Attempts != 2 || got.ThumbHash != "hash" ||
 		got.Failure != "" || !got.ProcessedAt.Equal(t0.Add(2*time.Minute)) {
@@ -187,5 +190,151 @@ func TestIdempotencyKeyClaims(t *testing.T) {
 	}
 	if n, err := keys.DeleteExpired(ctx, t0.Add(26*time.Hour)); err != nil || n != 1 {
 		t.Fatalf("delete expired: %d, %v", n, err)
+	}
+}
+
+// Retry starts a failed photo afresh, and only a failed one: of two uploads
+// retrying it at once exactly one resets it.
+func TestMediaRetryResetsOnlyAFailedRow(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	s := gsql.NewMedia(db)
+	m := newMedia(newUser(t, db), "c")
+	s.Create(ctx, m)
+	if _, err := s.Retry(ctx, m.ID, t0); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+		t.Fatalf("retry of a pending row: %v", err)
+	}
+	s.Start(ctx, m.ID, t0.Add(time.Minute))
+	if err := s.Fail(ctx, m.ID, "gave_up", "We could not process this photo.", t0.Add(2*time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	failed, _ := s.Get(ctx, m.ID)
+	if failed.Status != media.StatusFailed || failed.FailureReason != "gave_up" || failed.Failure == "" || failed.Attempts != 1 {
+		t.Fatalf("failed: %+v", failed)
+	}
+	var wg sync.WaitGroup
+	results := make(chan error, 4)
+	for range cap(results) {
+		wg.Go(func() {
+			got, err := s.Retry(ctx, m.ID, t0.Add(3*time.Minute))
+			if err == nil && (got.Status != media.StatusPending || got.Attempts != 0 || got.Failure != "" ||
+				got.FailureReason != "" || !got.ProcessedAt.IsZero() || !got.UpdatedAt.Equal(t0.Add(3*time.Minute))) {
+				t.Errorf("retried: %+v", got)
+			}
+			results <- err
+		})
+	}
+	wg.Wait()
+	close(results)
+	var reset int
+	for err := range results {
+		switch guidepost.ErrorCode(err) {
+		case "":
+			reset++
+		case guidepost.ENOTFOUND:
+		default:
+			t.Fatal(err)
+		}
+	}
+	if reset != 1 {
+		t.Fatalf("%d of 4 concurrent retries reset the row, want 1", reset)
+	}
+	if got, _ := s.Stale(ctx, t0.Add(4*time.Minute), 10); len(got) != 1 || got[0].ID != m.ID {
+		t.Fatalf("a retried photo is unfinished work for the sweeper: %+v", got)
+	}
+}
+
+// Rows that failed before failure_reason existed get theirs from their
+// words, so a photo that failed for an outside reason can be retried too.
+func TestMigrationBackfillsFailureReasons(t *testing.T) {
+	ctx := context.Background()
+	db, err := gsql.Open(ctx, testkit.EmptyDatabaseURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	sqldb := stdlib.OpenDBFromPool(db.Pool)
+	defer sqldb.Close()
+	provider, err := goose.NewProvider(goose.DialectPostgres, sqldb, migrations.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.UpTo(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	owner := newUser(t, db)
+	words := map[string]string{
+		"The photo could not be read: the file is damaged or incomplete. Please upload it again.": "corrupt",
+		"The uploaded file was lost before it could be processed. Please upload it again.":        "missing_original",
+		"We could not process this photo. Please upload it again.":                                "gave_up",
+	}
+	ids := map[string]string{}
+	for failure, reason := range words {
+		m := newMedia(owner, reason[:1])
+		ids[m.ID] = reason
+		if _, err := db.Pool.Exec(ctx, `INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, failure, created_at, updated_at)
+			VALUES ($1, $2, 'failed', 'image/jpeg', 1, 1, 1, $3, $4, $5, $5)`, m.ID, owner, m.SHA256, failure, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := provider.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for id, reason := range ids {
+		if got, err := gsql.NewMedia(db).Get(ctx, id); err != nil || got.FailureReason != reason {
+			t.Errorf("%s: %q, %v; want %q", id, got.FailureReason, err, reason)
+		}
+	}
+}
+
+// A request that outlives the lease loses its key to a repeat of the same
+// body. The stale request failing must not free the new claim (a third
+// request would then run the upload again beside the second), nor may its
+// answer replace the new one's.
+func TestIdempotencyKeyStaleClaimCannotTouchItsSuccessor(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	keys := gsql.NewIdempotencyKeys(db)
+	owner := newUser(t, db)
+	stale := media.KeyUse{OwnerID: owner, Scope: "POST /v1/media", Key: "k", Fingerprint: "f", At: t0}
+	fresh := stale
+	fresh.At = t0.Add(2*time.Minute + 123456*time.Nanosecond) // PostgreSQL keeps microseconds
+	for _, u := range []media.KeyUse{stale, fresh} {
+		if _, ok, err := keys.Claim(ctx, u, u.At.Add(-time.Minute), u.At.Add(-24*time.Hour)); err != nil || !ok {
+			t.Fatalf("claim at %s: %v, %v", u.At, ok, err)
+		}
+	}
+	inFlight := func(want time.Time) {
+		t.Helper()
+		now := fresh.At.Add(time.Second)
+		held, ok, err := keys.Claim(ctx, stale, now.Add(-time.Minute), now.Add(-24*time.Hour))
+		if err != nil || ok || held.Done || !held.At.Equal(want.Truncate(time.Microsecond)) {
+			t.Fatalf("want the claim of %s in flight, got claimed %v, %+v, %v", want, ok, held, err)
+		}
+	}
+	if err := keys.Release(ctx, stale); err != nil {
+		t.Fatal(err)
+	}
+	inFlight(fresh.At)
+	done := stale
+	done.Done, done.Outcome, done.ResourceID = true, media.Duplicate, uuid.NewString()
+	if err := keys.Complete(ctx, done); guidepost.ErrorCode(err) != guidepost.ECONFLICT {
+		t.Fatalf("the stale request completing: want ECONFLICT, got %v", err)
+	}
+	inFlight(fresh.At)
+	done = fresh
+	done.Done, done.Outcome, done.ResourceID = true, media.Accepted, uuid.NewString()
+	if err := keys.Complete(ctx, done); err != nil {
+		t.Fatalf("the fresh request completing: %v", err)
+	}
+	held, ok, err := keys.Claim(ctx, stale, fresh.At, fresh.At.Add(-24*time.Hour))
+	if err != nil || ok || !held.Done || held.Outcome != media.Accepted || held.ResourceID != done.ResourceID {
+		t.Fatalf("after the fresh request: claimed %v, %+v, %v", ok, held, err)
+	}
+	if err := keys.Release(ctx, fresh); err != nil {
+		t.Fatal(err)
+	}
+	if held, _, _ := keys.Claim(ctx, stale, fresh.At, fresh.At.Add(-24*time.Hour)); !held.Done {
+		t.Fatal("Release forgot a finished use")
 	}
 }

@@ -52,15 +52,26 @@ func NewQueue(rdb redis.UniversalClient) *Queue {
 }
 
 // Enqueue queues the photo's derive task under the photo's id, so that a
-// photo has at most one task however often it is enqueued (an upload and
-// the sweeper racing, say).
+// photo has at most one live task however often it is enqueued (an upload
+// and the sweeper racing, say). asynq keeps a finished task's id taken
+// (an archived one for 90 days), so a conflict with a finished task is not
+// success: that task is deleted and the new one queued, or a failed photo
+// uploaded again would never run.
 func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
 	payload, err := json.Marshal(derivePayload{MediaID: mediaID})
 	if err != nil {
 		return err
 	}
-	_, err = q.client.EnqueueContext(ctx, asynq.NewTask(TypeDerive, payload),
-		asynq.TaskID(mediaID), asynq.Queue(QueueMedia), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
+	task := asynq.NewTask(TypeDerive, payload)
+	err = q.enqueue(ctx, task, mediaID)
+	if errors.Is(err, asynq.ErrTaskIDConflict) {
+		// A second conflict, after the finished task was deleted, is a live
+		// task queued meanwhile: success.
+		var freed bool
+		if freed, err = q.deleteFinished(ctx, mediaID); err == nil && freed {
+			err = q.enqueue(ctx, task, mediaID)
+		}
+	}
 	switch {
 	case err == nil, errors.Is(err, asynq.ErrTaskIDConflict):
 		return nil
@@ -68,6 +79,35 @@ func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
 		return err
 	}
 	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the task queue is unavailable")
+}
+
+func (q *Queue) enqueue(ctx context.Context, task *asynq.Task, mediaID string) error {
+	_, err := q.client.EnqueueContext(ctx, task,
+		asynq.TaskID(mediaID), asynq.Queue(QueueMedia), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
+	return err
+}
+
+// deleteFinished deletes the photo's task if it is archived or completed and
+// reports whether the id is free now. A live task (pending, scheduled,
+// waiting for a retry, running) is left alone: the photo has its task.
+func (q *Queue) deleteFinished(ctx context.Context, mediaID string) (freed bool, err error) {
+	if err := ctx.Err(); err != nil {
+		return false, err // the Inspector takes no context; honour it here at least
+	}
+	info, err := q.inspector.GetTaskInfo(QueueMedia, mediaID)
+	switch {
+	case errors.Is(err, asynq.ErrTaskNotFound):
+		return true, nil // finished and gone since the conflict
+	case err != nil:
+		return false, err
+	case info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted:
+		return false, nil
+	}
+	err = q.inspector.DeleteTask(QueueMedia, mediaID)
+	if err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
+		return false, err
+	}
+	return true, nil
 }
 
 // TaskState reads the task's state from Redis.

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -74,6 +75,11 @@ func (s *stack) run(t *testing.T, svc *media.Service, m *worker.Metrics, sweeper
 
 func upload(t *testing.T, svc *media.Service, owner, name string) media.Media {
 	t.Helper()
+	return uploadResult(t, svc, owner, name).Media
+}
+
+func uploadResult(t *testing.T, svc *media.Service, owner, name string) media.UploadResult {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "photos", name))
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +90,7 @@ func upload(t *testing.T, svc *media.Service, owner, name string) media.Media {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Media
+	return res
 }
 
 func waitStatus(t *testing.T, svc *media.Service, id string, want media.Status) media.Media {
@@ -161,8 +167,93 @@ func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 	if n := counterValue(t, s.reg, "guidepost_worker_tasks_failed_total", "corrupt"); n != 1 {
 		t.Fatalf("failed{corrupt} = %v", n)
 	}
-	if n := series(t, s.reg, "guidepost_media_stage_duration_seconds") + series(t, s.reg, "guidepost_queue_size"); n != 3+6 {
-		t.Fatalf("stage and queue series: %d, want 3 stages and 6 states", n)
+	var stages []string
+	for _, metric := range family(t, s.reg, "guidepost_media_stage_duration_seconds").GetMetric() {
+		stages = append(stages, metric.GetLabel()[0].GetValue())
+	}
+	slices.Sort(stages)
+	if got := strings.Join(stages, ","); got != "decode,download,encode,render,resize,upload" {
+		t.Fatalf("stages: %s", got)
+	}
+	if n := series(t, s.reg, "guidepost_queue_size"); n != 6 {
+		t.Fatalf("queue series: %d, want 6 states", n)
+	}
+}
+
+// asynq keeps a finished task's id taken; enqueueing a photo whose task is
+// finished (archived after it failed) replaces that task, or a retried
+// photo would never run. A live task is kept.
+func TestQueueReplacesAFinishedTask(t *testing.T) {
+	s := newStack(t)
+	q := worker.NewQueue(s.rdb)
+	insp := asynq.NewInspectorFromRedisClient(s.rdb)
+	ctx := context.Background()
+	id := uuid.NewString()
+	if err := q.Enqueue(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := insp.ArchiveTask(worker.QueueMedia, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := q.Enqueue(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	info, err := insp.GetQueueInfo(worker.QueueMedia)
+	if err != nil || info.Pending != 1 || info.Archived != 0 {
+		t.Fatalf("after enqueueing an archived task: %+v, %v", info, err)
+	}
+	if st, _ := q.TaskState(ctx, id); st != media.TaskLive {
+		t.Fatalf("state %v, want live", st)
+	}
+	if err := q.Enqueue(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if info, _ := insp.GetQueueInfo(worker.QueueMedia); info.Pending != 1 {
+		t.Fatalf("a live task was replaced or doubled: %+v", info)
+	}
+}
+
+// Through real Redis, PostgreSQL and S3: a photo whose original was lost
+// fails, and its owner's upload of it again answers 202 (Accepted) and
+// makes it ready, through the task the queue had archived. A corrupt photo
+// uploaded again answers with its failure.
+func TestWorkerRetriesAFailedPhotoUploadedAgain(t *testing.T) {
+	ctx := context.Background()
+	s := newStack(t)
+	m := worker.NewMetrics(s.reg)
+	q := worker.NewQueue(s.rdb)
+	svc := s.service(q, m, media.Config{})
+	lost := upload(t, svc, s.owner, "photo.jpg")
+	bad := upload(t, svc, s.owner, "corrupt.jpg")
+	if err := s.blobs.Delete(ctx, media.OriginalKey(lost.ID)); err != nil {
+		t.Fatal(err)
+	}
+	s.run(t, svc, m, nil)
+	failed := waitStatus(t, svc, lost.ID, media.StatusFailed)
+	waitStatus(t, svc, bad.ID, media.StatusFailed)
+	if st, _ := q.TaskState(ctx, lost.ID); failed.FailureReason != "missing_original" || st != media.TaskDead {
+		t.Fatalf("lost original: %+v, task %v", failed, st)
+	}
+
+	again := uploadResult(t, svc, s.owner, "photo.jpg")
+	if again.Outcome != media.Accepted || again.ID != lost.ID || again.Status != media.StatusPending || again.Failure != "" {
+		t.Fatalf("upload again: %+v", again)
+	}
+	ready := waitStatus(t, svc, lost.ID, media.StatusReady)
+	if ready.Attempts != 1 || ready.ThumbHash == "" {
+		t.Fatalf("ready: %+v", ready)
+	}
+	for _, key := range []string{media.OriginalKey(lost.ID), media.WebKey(lost.ID), media.ThumbKey(lost.ID)} {
+		if ok, err := s.blobs.Exists(ctx, key); !ok || err != nil {
+			t.Fatalf("%s: %v, %v", key, ok, err)
+		}
+	}
+	badAgain := uploadResult(t, svc, s.owner, "corrupt.jpg")
+	if badAgain.Outcome != media.Duplicate || badAgain.Status != media.StatusFailed || badAgain.FailureReason != "corrupt" || badAgain.Failure == "" {
+		t.Fatalf("corrupt upload again: %+v", badAgain)
+	}
+	if st, _ := q.TaskState(ctx, bad.ID); st != media.TaskDead {
+		t.Fatalf("the corrupt photo was queued again: %v", st)
 	}
 }
 
@@ -181,6 +272,22 @@ func TestSweeperQueuesPhotosWithoutTasks(t *testing.T) {
 	if n := counterValue(t, s.reg, "guidepost_media_sweeper_repaired_total", "requeued"); n != 1 {
 		t.Fatalf("requeued = %v", n)
 	}
+}
+
+// A photo pending and never started whose task is archived (a failed photo
+// uploaded again while Redis was down: its old task could not be replaced)
+// is queued again by the sweeper, replacing the dead task, and not failed.
+func TestSweeperRequeuesAnUntriedPhotoWithADeadTask(t *testing.T) {
+	s := newStack(t)
+	m := worker.NewMetrics(s.reg)
+	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{PendingAge: time.Millisecond})
+	untried := upload(t, svc, s.owner, "photo.png")
+	if err := asynq.NewInspectorFromRedisClient(s.rdb).ArchiveTask(worker.QueueMedia, untried.ID); err != nil {
+		t.Fatal(err)
+	}
+	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
+	s.run(t, svc, m, sweeper)
+	waitStatus(t, svc, untried.ID, media.StatusReady)
 }
 
 // Against the real S3 server's prefix listing: an original without a row is
