@@ -3,6 +3,7 @@ package sql_test
 import (
 	"context"
 	"fmt"
+	"github.com/jackc/pgx/v5"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -332,17 +333,7 @@ func TestClustersCountEveryGuide(t *testing.T) {
 	if err := gsql.SeedGuides(ctx, db, 4000, 3, nil); err != nil {
 		t.Fatal(err)
 	}
-	type pt struct {
-		id       string
-		lat, lng float64
-	}
-	rows, _ := db.Pool.Query(ctx, `SELECT id::text, ST_Y(location::geometry), ST_X(location::geometry) FROM guides`)
-	var all []pt
-	for rows.Next() {
-		var p pt
-		rows.Scan(&p.id, &p.lat, &p.lng)
-		all = append(all, p)
-	}
+	all := guidePoints(t, db)
 	for _, tc := range []struct {
 		zoom int
 		bbox guides.BBox
@@ -366,7 +357,7 @@ func TestClustersCountEveryGuide(t *testing.T) {
 			return cell{int64(math.Floor(lat * f)), int64(math.Floor(lng * f))}
 		}
 		lo, hi := cellOf(tc.bbox.MinLat, tc.bbox.MinLng), cellOf(tc.bbox.MaxLat, tc.bbox.MaxLng)
-		want := map[cell][]pt{}
+		want := map[cell][]guidePoint{}
 		for _, p := range all {
 			c := cellOf(p.lat, p.lng)
 			if c.r >= lo.r && c.r <= hi.r && c.c >= lo.c && c.c <= hi.c {
@@ -456,17 +447,7 @@ func TestNearbyMatchesBruteForce(t *testing.T) {
 	if err := gsql.SeedGuides(ctx, db, 3000, 11, nil); err != nil {
 		t.Fatal(err)
 	}
-	type pt struct {
-		id       string
-		lat, lng float64
-	}
-	rows, _ := db.Pool.Query(ctx, `SELECT id::text, ST_Y(location::geometry), ST_X(location::geometry) FROM guides`)
-	var all []pt
-	for rows.Next() {
-		var p pt
-		rows.Scan(&p.id, &p.lat, &p.lng)
-		all = append(all, p)
-	}
+	all := guidePoints(t, db)
 	rng := rand.New(rand.NewPCG(5, 5))
 	for i := range 150 {
 		lat, lng := 37.5665+rng.NormFloat64()*0.1, 126.978+rng.NormFloat64()*0.1
@@ -532,3 +513,26 @@ func bruteHaversine(lat1, lng1, lat2, lng2 float64) float64 {
 }
 
 var _ = fmt.Sprint
+
+type guidePoint struct {
+	id       string
+	lat, lng float64
+}
+
+// guidePoints reads every guide's position straight from the table, for
+// brute-force checks.
+func guidePoints(t *testing.T, db *gsql.DB) []guidePoint {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT id::text, ST_Y(location::geometry), ST_X(location::geometry) FROM guides`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (guidePoint, error) {
+		var p guidePoint
+		return p, r.Scan(&p.id, &p.lat, &p.lng)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
