@@ -3,7 +3,6 @@ package sql_test
 import (
 	"context"
 	"fmt"
-	"github.com/jackc/pgx/v5"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
