@@ -53,6 +53,43 @@ CREATE TABLE guide_like_shards (
 );
 CREATE INDEX guide_like_shards_updated_idx ON guide_like_shards (updated_at);
 
+-- A guide's contribution to its tile: +1 guide and its coordinates when it
+-- arrives, -1 and minus them when it leaves (a move is both).
+CREATE TYPE guide_tile_delta AS (tile bigint, n integer, lat bigint, lng bigint);
+
+-- +goose StatementBegin
+CREATE FUNCTION guide_tile_delta_of(loc geography, sign integer) RETURNS guide_tile_delta
+LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+    SELECT ROW(guide_tile(loc), sign,
+               sign * round(ST_Y(loc::geometry) * 1e7)::bigint,
+               sign * round(ST_X(loc::geometry) * 1e7)::bigint)::guide_tile_delta
+$$;
+-- +goose StatementEnd
+
+-- guide_tiles_apply adds the deltas to their tiles, bumping each touched
+-- tile's version once, and returns how many tiles changed and the
+-- 'tile:version:guides,…' list to notify. Tiles are locked in tile order so
+-- concurrent writers never deadlock.
+-- +goose StatementBegin
+CREATE FUNCTION guide_tiles_apply(deltas guide_tile_delta[], OUT changed integer, OUT payload text)
+LANGUAGE sql AS $$
+    WITH d AS (
+        SELECT tile, sum(n)::integer AS n, sum(lat)::bigint AS lat, sum(lng)::bigint AS lng
+        FROM unnest(deltas) GROUP BY tile
+    ), up AS (
+        INSERT INTO guide_tiles AS t (tile, version, guides, sum_lat_e7, sum_lng_e7)
+        SELECT tile, 1, n, lat, lng FROM d ORDER BY tile
+        ON CONFLICT (tile) DO UPDATE
+            SET version = t.version + 1,
+                guides = t.guides + excluded.guides,
+                sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7,
+                sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7
+        RETURNING t.tile, t.version, t.guides
+    )
+    SELECT count(*)::integer, string_agg(tile::text || ':' || version::text || ':' || guides::text, ',') FROM up
+$$;
+-- +goose StatementEnd
+
 -- guide_tiles_bump keeps guide_tiles in step with every statement that
 -- writes guides, and notifies 'tile:version:guides,…' (or '*').
 -- +goose StatementBegin
@@ -68,54 +105,15 @@ BEGIN
     END IF;
     -- Each branch reads only the transition tables its trigger has.
     IF TG_OP = 'INSERT' THEN
-        WITH d AS (
-            SELECT tile, sum(n)::integer AS n, sum(lat)::bigint AS lat, sum(lng)::bigint AS lng
-            FROM (SELECT guide_tile(location) AS tile, 1 AS n, round(ST_Y(location::geometry) * 1e7)::bigint AS lat, round(ST_X(location::geometry) * 1e7)::bigint AS lng FROM new_rows) AS rows GROUP BY tile
-        ), up AS (
-            INSERT INTO guide_tiles AS t (tile, version, guides, sum_lat_e7, sum_lng_e7)
-            SELECT tile, 1, n, lat, lng FROM d ORDER BY tile
-            ON CONFLICT (tile) DO UPDATE
-                SET version = t.version + 1,
-                    guides = t.guides + excluded.guides,
-                    sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7,
-                    sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7
-            RETURNING t.tile, t.version, t.guides
-        )
-        SELECT count(*), string_agg(tile::text || ':' || version::text || ':' || guides::text, ',')
-        INTO changed, payload FROM up;
+        SELECT * INTO changed, payload
+        FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, 1) FROM new_rows));
     ELSIF TG_OP = 'DELETE' THEN
-        WITH d AS (
-            SELECT tile, sum(n)::integer AS n, sum(lat)::bigint AS lat, sum(lng)::bigint AS lng
-            FROM (SELECT guide_tile(location) AS tile, -1 AS n, -round(ST_Y(location::geometry) * 1e7)::bigint AS lat, -round(ST_X(location::geometry) * 1e7)::bigint AS lng FROM old_rows) AS rows GROUP BY tile
-        ), up AS (
-            INSERT INTO guide_tiles AS t (tile, version, guides, sum_lat_e7, sum_lng_e7)
-            SELECT tile, 1, n, lat, lng FROM d ORDER BY tile
-            ON CONFLICT (tile) DO UPDATE
-                SET version = t.version + 1,
-                    guides = t.guides + excluded.guides,
-                    sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7,
-                    sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7
-            RETURNING t.tile, t.version, t.guides
-        )
-        SELECT count(*), string_agg(tile::text || ':' || version::text || ':' || guides::text, ',')
-        INTO changed, payload FROM up;
+        SELECT * INTO changed, payload
+        FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, -1) FROM old_rows));
     ELSE
-        WITH d AS (
-            SELECT tile, sum(n)::integer AS n, sum(lat)::bigint AS lat, sum(lng)::bigint AS lng
-            FROM (SELECT guide_tile(location) AS tile, -1 AS n, -round(ST_Y(location::geometry) * 1e7)::bigint AS lat, -round(ST_X(location::geometry) * 1e7)::bigint AS lng FROM old_rows
-                  UNION ALL SELECT guide_tile(location) AS tile, 1 AS n, round(ST_Y(location::geometry) * 1e7)::bigint AS lat, round(ST_X(location::geometry) * 1e7)::bigint AS lng FROM new_rows) AS rows GROUP BY tile
-        ), up AS (
-            INSERT INTO guide_tiles AS t (tile, version, guides, sum_lat_e7, sum_lng_e7)
-            SELECT tile, 1, n, lat, lng FROM d ORDER BY tile
-            ON CONFLICT (tile) DO UPDATE
-                SET version = t.version + 1,
-                    guides = t.guides + excluded.guides,
-                    sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7,
-                    sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7
-            RETURNING t.tile, t.version, t.guides
-        )
-        SELECT count(*), string_agg(tile::text || ':' || version::text || ':' || guides::text, ',')
-        INTO changed, payload FROM up;
+        SELECT * INTO changed, payload
+        FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, -1) FROM old_rows
+                                     UNION ALL SELECT guide_tile_delta_of(location, 1) FROM new_rows));
     END IF;
     IF changed > 0 THEN
         -- A NOTIFY payload must stay under 8000 bytes; "*" tells listeners
@@ -169,6 +167,9 @@ DROP TRIGGER guides_tiles_delete ON guides;
 DROP TRIGGER guides_tiles_update ON guides;
 DROP TRIGGER guides_tiles_insert ON guides;
 DROP FUNCTION guide_tiles_bump();
+DROP FUNCTION guide_tiles_apply(guide_tile_delta[]);
+DROP FUNCTION guide_tile_delta_of(geography, integer);
+DROP TYPE guide_tile_delta;
 DROP TABLE guide_like_shards;
 DROP TABLE guide_tiles;
 DROP INDEX guides_geom_idx;
