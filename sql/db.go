@@ -7,7 +7,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -69,8 +72,14 @@ func (db *DB) Close() { db.Pool.Close() }
 func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
 
 // InTx runs fn in a transaction, committing when it returns nil.
+// A database that cannot be reached is "unavailable" whatever step failed
+// (begin, a statement, commit), so callers need not translate each one.
 func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
-	return pgx.BeginFunc(ctx, db.Pool, fn)
+	err := pgx.BeginFunc(ctx, db.Pool, fn)
+	if err != nil && guidepost.ErrorCode(err) == guidepost.EINTERNAL && isConnError(err) {
+		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
+	}
+	return err
 }
 
 // Register exports pool statistics; pgxpool has no metrics of its own.
@@ -118,7 +127,14 @@ func translate(err error, what string) error {
 // should see as "unavailable" (retry) rather than as a bug.
 func isConnError(err error) bool {
 	var connErr *pgconn.ConnectError
-	if errors.As(err, &connErr) {
+	var netErr net.Error
+	if errors.As(err, &connErr) || errors.As(err, &netErr) {
+		return true
+	}
+	// A pooled connection whose server went away (crash, failover) reads
+	// EOF mid-query: the database is unavailable, not the code broken.
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) {
 		return true
 	}
 	var pgErr *pgconn.PgError
