@@ -261,10 +261,12 @@ func joinTags(t []string) string {
 	return s
 }
 
-// DemoGuideIDs returns the first n demo guides of authorID, oldest first:
-// the ones seed --demo gives photos.
+// DemoGuideIDs returns the n demo guides of authorID nearest Seoul City
+// Hall: the ones seed --demo gives photos, so the README's first nearby
+// query shows thumbnails.
 func DemoGuideIDs(ctx context.Context, db *DB, authorID string, n int) ([]string, error) {
-	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM guides WHERE author_id = $1 ORDER BY created_at, id LIMIT $2`, authorID, n)
+	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM guides WHERE author_id = $1
+		ORDER BY location <-> ST_SetSRID(ST_MakePoint(126.9780, 37.5665), 4326)::geography, id LIMIT $2`, authorID, n)
 	if err != nil {
 		return nil, translate(err, "guide")
 	}
