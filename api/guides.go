@@ -57,30 +57,19 @@ type guideAuthorJSON struct {
 	DisplayName string `json:"display_name"`
 }
 
-type guideMediaJSON struct {
-	ID           string  `json:"id"`
-	Status       string  `json:"status"`
-	ContentType  string  `json:"content_type"`
-	Width        int     `json:"width"`
-	Height       int     `json:"height"`
-	ThumbHash    *string `json:"thumbhash"`
-	ThumbnailURL *string `json:"thumbnail_url"`
-	URL          *string `json:"url"`
-}
-
 type guideJSON struct {
-	ID        string           `json:"id"`
-	Author    guideAuthorJSON  `json:"author"`
-	Title     string           `json:"title"`
-	Body      string           `json:"body"`
-	Lat       float64          `json:"lat"`
-	Lng       float64          `json:"lng"`
-	Tags      []string         `json:"tags"`
-	Media     []guideMediaJSON `json:"media"`
-	LikeCount int64            `json:"like_count"`
-	LikedByMe bool             `json:"liked_by_me"`
-	CreatedAt time.Time        `json:"created_at"`
-	UpdatedAt time.Time        `json:"updated_at"`
+	ID        string          `json:"id"`
+	Author    guideAuthorJSON `json:"author"`
+	Title     string          `json:"title"`
+	Body      string          `json:"body"`
+	Lat       float64         `json:"lat"`
+	Lng       float64         `json:"lng"`
+	Tags      []string        `json:"tags"`
+	Media     []mediaJSON     `json:"media"`
+	LikeCount int64           `json:"like_count"`
+	LikedByMe bool            `json:"liked_by_me"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
 }
 
 func optional(s string) *string {
@@ -94,15 +83,19 @@ func toGuideJSON(g guides.Guide) guideJSON {
 	j := guideJSON{
 		ID: g.ID, Author: guideAuthorJSON{ID: g.Author.ID, DisplayName: g.Author.DisplayName},
 		Title: g.Title, Body: g.Body, Lat: g.Lat, Lng: g.Lng, Tags: g.Tags,
-		Media: make([]guideMediaJSON, len(g.Media)), LikeCount: g.LikeCount, LikedByMe: g.LikedByMe,
+		Media: make([]mediaJSON, len(g.Media)), LikeCount: g.LikeCount, LikedByMe: g.LikedByMe,
 		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
 	}
 	if j.Tags == nil {
 		j.Tags = []string{}
 	}
 	for i, m := range g.Media {
-		j.Media[i] = guideMediaJSON{ID: m.ID, Status: m.Status, ContentType: m.ContentType, Width: m.Width, Height: m.Height,
-			ThumbHash: optional(m.ThumbHash), ThumbnailURL: optional(m.ThumbURL), URL: optional(m.WebURL)}
+		// The same object as GET /v1/media/{id}, without the owner-only
+		// original URL.
+		j.Media[i] = mediaJSON{ID: m.ID, Status: m.Status, ContentType: m.ContentType, Bytes: m.Bytes,
+			Width: m.Width, Height: m.Height, SHA256: m.SHA256, ThumbHash: optional(m.ThumbHash),
+			URLs:    mediaURLsJSON{Web: optional(m.WebURL), Thumbnail: optional(m.ThumbURL)},
+			Failure: optional(m.Failure), CreatedAt: m.CreatedAt, ProcessedAt: m.ProcessedAt}
 	}
 	return j
 }

@@ -320,6 +320,36 @@ func TestMediaUploadBecomesReady(t *testing.T) {
 	if r := anon.get("0190a0a0-0000-7000-8000-000000000000"); r.status != 404 {
 		t.Fatalf("unknown id: %d", r.status)
 	}
+	checkGuideShowsPhoto(t, c, ids["photo.jpg"])
+}
+
+// A guide shows its photos as the same media objects GET /v1/media/{id}
+// answers, without the owner-only original.
+func checkGuideShowsPhoto(t *testing.T, c *mediaClient, mediaID string) {
+	body := fmt.Sprintf(`{"title":"With a photo","lat":37.5665,"lng":126.978,"media_ids":[%q]}`, mediaID)
+	req, _ := http.NewRequest("POST", c.base+"/v1/guides", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var guide struct {
+		Media []mediaDoc `json:"media"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&guide)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 201 || len(guide.Media) != 1 {
+		t.Fatalf("create guide: %d %v %+v", resp.StatusCode, err, guide)
+	}
+	got, want := guide.Media[0], c.get(mediaID).doc
+	if got.ID != want.ID || got.Status != "ready" || got.SHA256 != want.SHA256 || got.Bytes != want.Bytes ||
+		got.Width != want.Width || got.ProcessedAt == nil || got.URLs.Original != nil || got.URLs.Web == nil {
+		t.Fatalf("guide media %+v, media %+v", got, want)
+	}
+	if thumb := fetchJPEG(t, got.URLs.Thumbnail); thumb.Bounds().Dx() != want.Width {
+		t.Fatalf("guide thumbnail %v", thumb.Bounds())
+	}
 }
 
 // The same bytes again answer 200 with the same photo; an Idempotency-Key

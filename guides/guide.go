@@ -37,9 +37,14 @@ type Media struct {
 	ID          string
 	Status      string // pending | processing | ready | failed
 	ContentType string
+	Bytes       int64
 	Width       int
 	Height      int
+	SHA256      string
 	ThumbHash   string
+	Failure     string
+	CreatedAt   time.Time
+	ProcessedAt *time.Time
 	ThumbURL    string
 	WebURL      string
 }

@@ -222,11 +222,14 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 			return row.Scan(&g.ID, &g.Author.ID, &g.Author.DisplayName, &g.Title, &g.Body, &g.Lat, &g.Lng, &g.Tags,
 				&g.LikeCount, &g.LikedByMe, &g.CreatedAt, &g.UpdatedAt)
 		})
-	b.Queue(`SELECT m.id::text, m.status, m.content_type, m.width, m.height, coalesce(m.thumbhash, '')
+	b.Queue(`SELECT m.id::text, m.status, m.content_type, m.bytes, m.width, m.height, m.sha256,
+			coalesce(m.thumbhash, ''), coalesce(m.failure, ''), m.created_at, m.processed_at
 		FROM guide_media gm JOIN media m ON m.id = gm.media_id WHERE gm.guide_id = $1 ORDER BY gm.position`, id).
 		Query(func(rows pgx.Rows) error {
 			var m guides.Media
-			_, err := pgx.ForEachRow(rows, []any{&m.ID, &m.Status, &m.ContentType, &m.Width, &m.Height, &m.ThumbHash}, func() error {
+			dest := []any{&m.ID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
+				&m.ThumbHash, &m.Failure, &m.CreatedAt, &m.ProcessedAt}
+			_, err := pgx.ForEachRow(rows, dest, func() error {
 				g.Media = append(g.Media, m)
 				return nil
 			})
