@@ -58,7 +58,10 @@ func VersitygwPath() string {
 	if tools == "" {
 		cache := os.Getenv("XDG_CACHE_HOME")
 		if cache == "" {
-			home, _ := os.UserHomeDir()
+			home, err := os.UserHomeDir()
+			if err != nil {
+				home = "/root" // as scripts/stack.sh assumes when HOME is unset
+			}
 			cache = filepath.Join(home, ".cache")
 		}
 		tools = filepath.Join(cache, "guidepost", "tools")
