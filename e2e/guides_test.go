@@ -166,13 +166,6 @@ func startServe(t *testing.T, env []string, extra ...string) *guideAPI {
 
 // bruteHaversine is the great-circle distance on PostGIS's sphere, written
 // here independently of the service.
-func bruteHaversine(lat1, lng1, lat2, lng2 float64) float64 {
-	const r = 6371008.771415059
-	p1, p2 := lat1*math.Pi/180, lat2*math.Pi/180
-	dp, dl := p2-p1, (lng2-lng1)*math.Pi/180
-	h := math.Sin(dp/2)*math.Sin(dp/2) + math.Cos(p1)*math.Cos(p2)*math.Sin(dl/2)*math.Sin(dl/2)
-	return 2 * r * math.Asin(math.Sqrt(h))
-}
 
 type spot struct {
 	id       string
@@ -224,7 +217,7 @@ func TestGuidesNearbyMatchesBruteForceAndWalksEveryGuideOnce(t *testing.T) {
 		}
 		var want []hit
 		for _, g := range all {
-			if d := bruteHaversine(lat, lng, g.lat, g.lng); d <= radius {
+			if d := testkit.Haversine(lat, lng, g.lat, g.lng); d <= radius {
 				want = append(want, hit{g.id, d})
 			}
 		}

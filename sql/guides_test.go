@@ -2,7 +2,6 @@ package sql_test
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"sync"
@@ -461,7 +460,7 @@ func TestNearbyMatchesBruteForce(t *testing.T) {
 		}
 		var want []hit
 		for _, p := range all {
-			if d := bruteHaversine(lat, lng, p.lat, p.lng); d <= radius {
+			if d := testkit.Haversine(lat, lng, p.lat, p.lng); d <= radius {
 				want = append(want, hit{p.id, d})
 			}
 		}
@@ -504,15 +503,6 @@ func TestNearbyMatchesBruteForce(t *testing.T) {
 }
 
 // haversine on PostGIS's sphere, written independently of guides.Point.
-func bruteHaversine(lat1, lng1, lat2, lng2 float64) float64 {
-	const r = 6371008.771415059
-	p1, p2 := lat1*math.Pi/180, lat2*math.Pi/180
-	dp, dl := p2-p1, (lng2-lng1)*math.Pi/180
-	h := math.Sin(dp/2)*math.Sin(dp/2) + math.Cos(p1)*math.Cos(p2)*math.Sin(dl/2)*math.Sin(dl/2)
-	return 2 * r * math.Asin(math.Sqrt(h))
-}
-
-var _ = fmt.Sprint
 
 type guidePoint struct {
 	id       string
