@@ -8,7 +8,8 @@ import (
 // LogHandler wraps h so that a record logged with a context (InfoContext
 // and the like) carries the request_id of the request that caused it, so
 // a service's lines join the request's access log line without the service
-// knowing HTTP. Wrapping twice adds the id once.
+// knowing HTTP. Wrapping twice adds the id once. The id joins the record's
+// own attributes, so under a WithGroup it lands inside that group.
 func LogHandler(h slog.Handler) slog.Handler {
 	if _, ok := h.(logHandler); ok {
 		return h

@@ -7,7 +7,6 @@ package config
 import (
 	"errors"
 	"log/slog"
-	"os"
 	"runtime"
 	"strings"
 	"time"
@@ -62,10 +61,8 @@ type Guides struct {
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is not cached
 }
 
-// Load reads the process environment; Parse reads any lookup function.
-// Both report every bad value at once.
-func Load() (Config, error) { return Parse(os.Getenv) }
-
+// Parse reads every setting through getenv (os.Getenv in main, a map in
+// tests) and reports every bad value at once.
 func Parse(getenv func(string) string) (Config, error) {
 	e := env{get: getenv}
 	c := Config{
