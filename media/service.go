@@ -2,12 +2,14 @@ package media
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media/photo"
 )
 
@@ -88,6 +90,9 @@ type Deps struct {
 	Queue    Queue
 	Clock    Clock
 	Observer Observer // optional
+	// Log receives the feature's lines; lines logged with a request's
+	// context carry its request_id. Nil discards.
+	Log *slog.Logger
 }
 
 // Service implements uploads, reads, derivation and sweeping.
@@ -107,6 +112,7 @@ func New(deps Deps, cfg Config) *Service {
 	if deps.Observer == nil {
 		deps.Observer = noObserver{}
 	}
+	deps.Log = guidepost.Logger(deps.Log)
 	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}
 	s.render = semaphore.NewWeighted(s.renderBudget())
 	return s
