@@ -134,7 +134,7 @@ func (o Options) withDefaults() Options {
 // clusters pass through to the store it wraps.
 type Guides struct {
 	guides.Store
-	src TileSource
+	src guides.TileSource
 	opt Options
 	m   *metrics
 
@@ -183,7 +183,7 @@ func (c *Guides) item(it *cachedItem) guides.Item {
 	return out
 }
 
-func newEntry(t Tile, builtAt int64) *entry {
+func newEntry(t guides.Tile, builtAt int64) *entry {
 	e := &entry{tile: t.ID, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
 	e.items = make([]cachedItem, len(t.Items))
 	for i, it := range t.Items {
@@ -209,7 +209,7 @@ func (e *entry) weigh() {
 
 // New wraps store. Call Run to start following versions; until it has
 // synced, every query goes to store.
-func New(store guides.Store, src TileSource, opt Options) *Guides {
+func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 	opt = opt.withDefaults()
 	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
 		likes: newLikeOverlay()}
@@ -263,7 +263,7 @@ func (c *Guides) Run(ctx context.Context) error {
 func (c *Guides) Ready() bool { return c.synced.Load() }
 
 // Synced is called by the watcher with every tile, on (re)connect.
-func (c *Guides) Synced(all map[int64]TileState) {
+func (c *Guides) Synced(all map[int64]guides.TileState) {
 	for _, tile := range c.vers.replace(all) {
 		c.l1.Invalidate(tile)
 	}
@@ -273,7 +273,7 @@ func (c *Guides) Synced(all map[int64]TileState) {
 }
 
 // Changed raises a tile's version and drops its entry.
-func (c *Guides) Changed(tile int64, s TileState) {
+func (c *Guides) Changed(tile int64, s guides.TileState) {
 	if c.vers.raise(tile, s) {
 		c.l1.Invalidate(tile)
 		c.m.invalidations.Inc()

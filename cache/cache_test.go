@@ -468,7 +468,7 @@ type countingSource struct {
 	loads sync.Map // tile -> *atomic.Int64
 }
 
-func (s *countingSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]cache.Tile, error) {
+func (s *countingSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
 	for _, t := range tiles {
 		n, _ := s.loads.LoadOrStore(t, new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)

@@ -13,7 +13,6 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -24,12 +23,12 @@ type Guides struct {
 	db *DB
 
 	mu    sync.Mutex
-	hooks []func(tile int64, s cache.TileState)
+	hooks []func(tile int64, s guides.TileState)
 }
 
 var (
-	_ guides.Store     = (*Guides)(nil)
-	_ cache.TileSource = (*Guides)(nil)
+	_ guides.Store      = (*Guides)(nil)
+	_ guides.TileSource = (*Guides)(nil)
 )
 
 // NewGuides returns the PostgreSQL guide store.
@@ -63,7 +62,7 @@ func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
 }
 
 func (s *Guides) CreateGuide(ctx context.Context, g guides.NewGuide) error {
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		if err := checkMedia(ctx, tx, g.AuthorID, g.MediaIDs, nil); err != nil {
 			return err
@@ -163,18 +162,18 @@ func attachMedia(ctx context.Context, tx pgx.Tx, guideID string, ids []string) e
 
 // tileVersions reads, inside the writing transaction, the versions its
 // statement trigger just gave the tiles.
-func tileVersions(ctx context.Context, tx pgx.Tx, tiles ...int64) (map[int64]cache.TileState, error) {
+func tileVersions(ctx context.Context, tx pgx.Tx, tiles ...int64) (map[int64]guides.TileState, error) {
 	return scanTileStates(tx.Query(ctx, `SELECT tile, version, guides FROM guide_tiles WHERE tile = ANY($1)`, tiles))
 }
 
 // scanTileStates collects (tile, version, guides) rows by tile.
-func scanTileStates(rows pgx.Rows, err error) (map[int64]cache.TileState, error) {
+func scanTileStates(rows pgx.Rows, err error) (map[int64]guides.TileState, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[int64]cache.TileState{}
+	out := map[int64]guides.TileState{}
 	var tile int64
-	var st cache.TileState
+	var st guides.TileState
 	_, err = pgx.ForEachRow(rows, []any{&tile, &st.Version, &st.Guides}, func() error {
 		out[tile] = st
 		return nil
@@ -184,13 +183,13 @@ func scanTileStates(rows pgx.Rows, err error) (map[int64]cache.TileState, error)
 
 // OnTileWrite registers a hook called after each committed write with the
 // versions of the tiles it touched.
-func (s *Guides) OnTileWrite(fn func(tile int64, st cache.TileState)) {
+func (s *Guides) OnTileWrite(fn func(tile int64, st guides.TileState)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hooks = append(s.hooks, fn)
 }
 
-func (s *Guides) tilesWritten(tiles map[int64]cache.TileState) {
+func (s *Guides) tilesWritten(tiles map[int64]guides.TileState) {
 	s.mu.Lock()
 	hooks := s.hooks
 	s.mu.Unlock()
@@ -262,7 +261,7 @@ func (s *Guides) UpdateGuide(ctx context.Context, id string, apply func(*guides.
 	if !validUUID(id) {
 		return translate(pgx.ErrNoRows, "guide")
 	}
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		before, err := lockDraft(ctx, tx, id)
 		if err != nil {
@@ -304,7 +303,7 @@ func (s *Guides) DeleteGuide(ctx context.Context, id string, allow func(guides.D
 	if !validUUID(id) {
 		return translate(pgx.ErrNoRows, "guide")
 	}
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		d, err := lockDraft(ctx, tx, id)
 		if err != nil {

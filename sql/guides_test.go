@@ -13,7 +13,6 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -165,9 +164,9 @@ type tileRecorder struct {
 	changed map[int64]int64
 }
 
-func (r *tileRecorder) Synced(map[int64]cache.TileState) { r.mu.Lock(); r.synced++; r.mu.Unlock() }
-func (r *tileRecorder) Lost(error)                       {}
-func (r *tileRecorder) Changed(tile int64, st cache.TileState) {
+func (r *tileRecorder) Synced(map[int64]guides.TileState) { r.mu.Lock(); r.synced++; r.mu.Unlock() }
+func (r *tileRecorder) Lost(error)                        {}
+func (r *tileRecorder) Changed(tile int64, st guides.TileState) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.changed[tile] = max(r.changed[tile], st.Version)
@@ -320,7 +319,7 @@ func TestLoadTilesMatchesGoTileNumbering(t *testing.T) {
 	if want[ids[0]] > 1 && (!small[0].TooLarge || len(small[0].Items) != 0) {
 		t.Errorf("a tile over the limit: %+v", small[0])
 	}
-	var _ cache.TileSource = store
+	var _ guides.TileSource = store
 }
 
 // Clusters from per-tile sums equal a grouping of every guide done here,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -18,7 +17,7 @@ import (
 // for the versions and the guides. Guides are found by the expression
 // index on guide_tile(location), the same numbering as guides.TileOf, so
 // membership is exact; each tile's guides come newest first.
-func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]cache.Tile, error) {
+func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
 			coalesce(g.id::text, ''), coalesce(g.title, ''), coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
@@ -35,7 +34,7 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 	if err != nil {
 		return nil, translate(err, "guide")
 	}
-	var out []cache.Tile
+	var out []guides.Tile
 	var (
 		tile, version int64
 		count         int
@@ -46,7 +45,7 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 		&it.LikeCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
-			out = append(out, cache.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
+			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
 		}
 		if has {
 			t := &out[len(out)-1]
@@ -86,7 +85,7 @@ const watchPing = 5 * time.Second
 // WatchTiles follows tile versions on a connection of its own (a pooled one
 // would be handed to others): LISTEN first, then read every version, then
 // apply notifications, so nothing falls between the two.
-func (s *Guides) WatchTiles(ctx context.Context, w cache.TileWatcher) error {
+func (s *Guides) WatchTiles(ctx context.Context, w guides.TileWatcher) error {
 	backoff := 100 * time.Millisecond
 	for {
 		err := s.watchOnce(ctx, w)
@@ -105,7 +104,7 @@ func (s *Guides) WatchTiles(ctx context.Context, w cache.TileWatcher) error {
 	}
 }
 
-func (s *Guides) watchOnce(ctx context.Context, w cache.TileWatcher) error {
+func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	cfg := s.db.Pool.Config().ConnConfig.Copy()
 	cfg.RuntimeParams["application_name"] = TileListenerName
@@ -168,20 +167,20 @@ func (s *Guides) watchOnce(ctx context.Context, w cache.TileWatcher) error {
 }
 
 // parseTileState reads "tile:version:guides".
-func parseTileState(s string) (int64, cache.TileState, bool) {
+func parseTileState(s string) (int64, guides.TileState, bool) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
-		return 0, cache.TileState{}, false
+		return 0, guides.TileState{}, false
 	}
 	tile, err1 := strconv.ParseInt(parts[0], 10, 64)
 	version, err2 := strconv.ParseInt(parts[1], 10, 64)
-	guides, err3 := strconv.Atoi(parts[2])
+	count, err3 := strconv.Atoi(parts[2])
 	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, cache.TileState{}, false
+		return 0, guides.TileState{}, false
 	}
-	return tile, cache.TileState{Version: version, Guides: guides}, true
+	return tile, guides.TileState{Version: version, Guides: count}, true
 }
 
-func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]cache.TileState, error) {
+func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]guides.TileState, error) {
 	return scanTileStates(conn.Query(ctx, `SELECT tile, version, guides FROM guide_tiles`))
 }
