@@ -379,7 +379,7 @@ func (c *Guides) scan(e *entry, here guides.Point, q guides.NearbyQuery, best *t
 		if d > q.RadiusM {
 			continue
 		}
-		if at := q.After; at != nil && !(d > at.DistanceM || d == at.DistanceM && it.ID > at.ID) {
+		if !guides.Follows(guides.PositionOf(it.ID, d), q.After) {
 			continue
 		}
 		best.offer(it, d)
@@ -582,7 +582,7 @@ func (t *topK) full() bool { return len(t.list) >= t.k }
 func (t *topK) worst() float64 { return t.list[len(t.list)-1].d }
 
 func less(a, b scored) bool {
-	return a.d < b.d || a.d == b.d && a.it.ID < b.it.ID
+	return guides.PositionOf(a.it.ID, a.d).Before(guides.PositionOf(b.it.ID, b.d))
 }
 
 func (t *topK) offer(it *cachedItem, d float64) {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 
@@ -14,6 +13,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Guides stores guides, their photos' order and their likes, and answers
@@ -122,11 +122,14 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 	if err != nil {
 		return translate(err, "media")
 	}
-	type media struct{ owner, status string }
-	found := map[string]media{}
+	type row struct {
+		owner  string
+		status media.Status
+	}
+	found := map[string]row{}
 	for rows.Next() {
 		var id string
-		var m media
+		var m row
 		if err := rows.Scan(&id, &m.owner, &m.status); err != nil {
 			rows.Close()
 			return err
@@ -144,7 +147,7 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 		case !ok || m.owner != author:
 			// One message for both, so nobody learns which ids exist.
 			f.Add(field, "is not a photo of yours")
-		case m.status == "failed" && !slices.Contains(keep, id):
+		case m.status == media.StatusFailed && !slices.Contains(keep, id):
 			f.Add(field, "failed processing; upload it again")
 		}
 	}
@@ -221,18 +224,18 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 			return row.Scan(&g.ID, &g.Author.ID, &g.Author.DisplayName, &g.Title, &g.Body, &g.Lat, &g.Lng, &g.Tags,
 				&g.LikeCount, &g.LikedByMe, &g.CreatedAt, &g.UpdatedAt)
 		})
-	b.Queue(`SELECT m.id::text, m.status, m.content_type, m.bytes, m.width, m.height, m.sha256,
-			coalesce(m.thumbhash, ''), coalesce(m.failure, ''), m.created_at, m.processed_at
+	b.Queue(`SELECT `+mediaColumns+`
 		FROM guide_media gm JOIN media m ON m.id = gm.media_id WHERE gm.guide_id = $1 ORDER BY gm.position`, id).
 		Query(func(rows pgx.Rows) error {
-			var m guides.Media
-			dest := []any{&m.ID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
-				&m.ThumbHash, &m.Failure, &m.CreatedAt, &m.ProcessedAt}
-			_, err := pgx.ForEachRow(rows, dest, func() error {
-				g.Media = append(g.Media, m)
-				return nil
-			})
-			return err
+			defer rows.Close()
+			for rows.Next() {
+				m, err := scanMedia(rows)
+				if err != nil {
+					return err
+				}
+				g.Media = append(g.Media, media.View{Media: m})
+			}
+			return rows.Err()
 		})
 	if err := s.db.Pool.SendBatch(ctx, b).Close(); err != nil {
 		return guides.Guide{}, translate(err, "guide")
@@ -241,7 +244,7 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 		g.Tags = []string{}
 	}
 	if g.Media == nil {
-		g.Media = []guides.Media{}
+		g.Media = []media.View{}
 	}
 	return g, nil
 }
@@ -397,14 +400,14 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 			fetched++
 			farthest = max(farthest, d)
 			it.DistanceM = here.DistanceTo(guides.PointAt(it.Lat, it.Lng))
-			if it.DistanceM <= q.RadiusM && isAfter(it, q.After) {
+			if it.DistanceM <= q.RadiusM && guides.Follows(guides.PositionOf(it.ID, it.DistanceM), q.After) {
 				items = append(items, it)
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return nil, translate(err, "guide")
 		}
-		SortByDistance(items)
+		guides.SortNearby(items)
 		switch {
 		case fetched < fetch: // every candidate was read
 		case farthest > q.RadiusM+distanceMargin: // every guide within the radius was read
@@ -421,26 +424,6 @@ func truncate(items []guides.Item, n int) []guides.Item {
 		return items[:n]
 	}
 	return items
-}
-
-// isAfter reports whether it comes after the cursor position in the nearby
-// order (distance, then id).
-func isAfter(it guides.Item, at *guides.Position) bool {
-	if at == nil {
-		return true
-	}
-	return it.DistanceM > at.DistanceM || it.DistanceM == at.DistanceM && it.ID > at.ID
-}
-
-// SortByDistance puts items in the nearby order: distance, then id.
-func SortByDistance(items []guides.Item) {
-	sort.Slice(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		if a.DistanceM != b.DistanceM {
-			return a.DistanceM < b.DistanceM
-		}
-		return a.ID < b.ID
-	})
 }
 
 // InBBox answers a viewport with its newest guides. The planar index on
