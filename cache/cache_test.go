@@ -71,10 +71,10 @@ func startCache(t testing.TB, store *gsql.Guides, rdb *redis.Client, opt cache.O
 	reg := prometheus.NewRegistry()
 	opt.Redis, opt.Registerer = rdb, reg
 	c := cache.New(store, store, opt)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
 	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
 	return started{c, reg}
 }
@@ -443,17 +443,25 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
 	var conns sync.WaitGroup
+	accepted, release := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(accepted)
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			conns.Go(func() { time.Sleep(5 * time.Second); conn.Close() })
+			conns.Go(func() {
+				select {
+				case <-time.After(5 * time.Second):
+				case <-release:
+				}
+				conn.Close()
+			})
 		}
 	}()
+	defer func() { ln.Close(); <-accepted; close(release); conns.Wait() }()
 	hung := startCache(t, store, redisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Options{RedisTimeout: 200 * time.Millisecond})
 	worst = check(hung, 30)
 	t.Logf("Redis hung: slowest of 30 answers %s", worst)
@@ -485,9 +493,10 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 	store := gsql.NewGuides(db)
 	src := &countingSource{Guides: store}
 	c := cache.New(store, src, cache.Options{})
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go c.Run(cctx)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
 	waitUntil(t, 10*time.Second, "synced", c.Ready)
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 2000, Limit: 20}
 	want, _ := store.Nearby(ctx, q)

@@ -185,7 +185,9 @@ func TestWritesBumpTileVersionsAndNotify(t *testing.T) {
 	db := testkit.DB(t)
 	store, listener := gsql.NewGuides(db), gsql.NewGuides(db)
 	rec := &tileRecorder{changed: map[int64]int64{}}
-	go listener.WatchTiles(ctx, rec)
+	watched := make(chan struct{})
+	go func() { listener.WatchTiles(ctx, rec); close(watched) }()
+	defer func() { cancel(); <-watched }()
 	local := &tileRecorder{changed: map[int64]int64{}}
 	store.OnTileWrite(local.Changed)
 	wait := func(r *tileRecorder, tile, version int64) {
