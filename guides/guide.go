@@ -23,7 +23,7 @@ type Guide struct {
 	Lat, Lng  float64
 	Tags      []string
 	Media     []media.View // in the author's order, without the owner-only original URL
-	LikeCount int64   // exact
+	LikeCount int64        // exact
 	LikedByMe bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
