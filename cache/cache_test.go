@@ -19,6 +19,7 @@ import (
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -34,7 +35,7 @@ var (
 func seed(t testing.TB, db *gsql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	if err := gsql.SeedGuides(ctx, db, 6000, 42, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 6000, 42, nil); err != nil {
 		t.Fatal(err)
 	}
 	author := uuid.Must(uuid.NewV7()).String()

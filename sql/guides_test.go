@@ -14,6 +14,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -253,7 +254,7 @@ func TestWritesBumpTileVersionsAndNotify(t *testing.T) {
 	rec.mu.Lock()
 	before := rec.synced
 	rec.mu.Unlock()
-	if err := gsql.SeedGuides(ctx, db, 5000, 1, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 5000, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -330,7 +331,7 @@ func TestClustersCountEveryGuide(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	if err := gsql.SeedGuides(ctx, db, 4000, 3, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 4000, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := guidePoints(t, db)
@@ -444,7 +445,7 @@ func TestNearbyMatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	if err := gsql.SeedGuides(ctx, db, 3000, 11, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 3000, 11, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := guidePoints(t, db)
