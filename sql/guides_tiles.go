@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/guidepost/guidepost/guides"
 )
@@ -117,53 +118,63 @@ func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
 	if _, err := conn.Exec(ctx, `LISTEN guide_tiles`); err != nil {
 		return err
 	}
-	sync := func() error {
-		versions, err := allTileVersions(ctx, conn)
-		if err != nil {
-			return err
-		}
-		w.Synced(versions)
-		return nil
-	}
-	if err := sync(); err != nil {
+	if err := syncTiles(ctx, conn, w); err != nil {
 		return err
 	}
 	for {
-		wctx, cancel := context.WithTimeout(ctx, watchPing)
-		n, err := conn.WaitForNotification(wctx)
-		cancel()
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded):
-			// Quiet: make sure the connection still lives.
-			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			err = conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				return err
-			}
-			continue
-		case err != nil:
+		n, err := waitForNotification(ctx, conn)
+		if err != nil {
 			return err
 		}
-		if n.Payload == "*" {
-			if err := sync(); err != nil {
+		if n != nil {
+			if err := applyNotification(ctx, conn, w, n.Payload); err != nil {
 				return err
 			}
-			continue
-		}
-		for _, item := range strings.Split(n.Payload, ",") {
-			tile, st, ok := parseTileState(item)
-			if !ok {
-				if err := sync(); err != nil { // unreadable: trust nothing
-					return err
-				}
-				break
-			}
-			w.Changed(tile, st)
 		}
 	}
+}
+
+// syncTiles hands w every tile's version.
+func syncTiles(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher) error {
+	versions, err := allTileVersions(ctx, conn)
+	if err != nil {
+		return err
+	}
+	w.Synced(versions)
+	return nil
+}
+
+// waitForNotification waits up to watchPing for a notification; when none
+// comes it makes sure the connection still lives and returns nil, nil.
+func waitForNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	wctx, cancel := context.WithTimeout(ctx, watchPing)
+	n, err := conn.WaitForNotification(wctx)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return nil, conn.Ping(pctx)
+	}
+	return n, err
+}
+
+// applyNotification passes each "tile:version:guides" of payload to w; "*"
+// (a bulk change) or anything unreadable makes it read every version again.
+func applyNotification(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher, payload string) error {
+	if payload == "*" {
+		return syncTiles(ctx, conn, w)
+	}
+	for _, item := range strings.Split(payload, ",") {
+		tile, st, ok := parseTileState(item)
+		if !ok {
+			return syncTiles(ctx, conn, w) // unreadable: trust nothing
+		}
+		w.Changed(tile, st)
+	}
+	return nil
 }
 
 // parseTileState reads "tile:version:guides".
