@@ -72,13 +72,6 @@ type guideJSON struct {
 	UpdatedAt time.Time       `json:"updated_at"`
 }
 
-func optional(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func toGuideJSON(g guides.Guide) guideJSON {
 	j := guideJSON{
 		ID: g.ID, Author: guideAuthorJSON{ID: g.Author.ID, DisplayName: g.Author.DisplayName},
@@ -90,12 +83,9 @@ func toGuideJSON(g guides.Guide) guideJSON {
 		j.Tags = []string{}
 	}
 	for i, m := range g.Media {
-		// The same object as GET /v1/media/{id}, without the owner-only
-		// original URL.
-		j.Media[i] = mediaJSON{ID: m.ID, Status: m.Status, ContentType: m.ContentType, Bytes: m.Bytes,
-			Width: m.Width, Height: m.Height, SHA256: m.SHA256, ThumbHash: optional(m.ThumbHash),
-			URLs:    mediaURLsJSON{Web: optional(m.WebURL), Thumbnail: optional(m.ThumbURL)},
-			Failure: optional(m.Failure), CreatedAt: m.CreatedAt, ProcessedAt: m.ProcessedAt}
+		// The same object as GET /v1/media/{id}; the guide service never
+		// sets the owner-only original URL.
+		j.Media[i] = toMediaJSON(m)
 	}
 	return j
 }
@@ -117,7 +107,7 @@ func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 	out := make([]guideItemJSON, len(items))
 	for i, it := range items {
 		out[i] = guideItemJSON{ID: it.ID, Title: it.Title, Lat: it.Lat, Lng: it.Lng, LikeCount: it.LikeCount,
-			Tags: it.Tags, ThumbnailURL: optional(it.ThumbURL), ThumbHash: optional(it.Cover.ThumbHash), CreatedAt: it.CreatedAt}
+			Tags: it.Tags, ThumbnailURL: nullable(it.ThumbURL), ThumbHash: nullable(it.Cover.ThumbHash), CreatedAt: it.CreatedAt}
 		if out[i].Tags == nil {
 			out[i].Tags = []string{}
 		}
@@ -302,7 +292,7 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, true), "next_cursor": optional(page.NextCursor)})
+	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, true), "next_cursor": nullable(page.NextCursor)})
 }
 
 func (s *Server) guidesInBBox(c *gin.Context) {

@@ -79,6 +79,7 @@ func toMediaJSON(v media.View) mediaJSON {
 	return j
 }
 
+// nullable shows an empty string as JSON null.
 func nullable(s string) *string {
 	if s == "" {
 		return nil

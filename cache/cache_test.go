@@ -19,6 +19,7 @@ import (
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -34,7 +35,7 @@ var (
 func seed(t testing.TB, db *gsql.DB) {
 	t.Helper()
 	ctx := context.Background()
-	if err := gsql.SeedGuides(ctx, db, 6000, 42, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 6000, 42, nil); err != nil {
 		t.Fatal(err)
 	}
 	author := uuid.Must(uuid.NewV7()).String()
@@ -71,10 +72,10 @@ func startCache(t testing.TB, store *gsql.Guides, rdb *redis.Client, opt cache.O
 	reg := prometheus.NewRegistry()
 	opt.Redis, opt.Registerer = rdb, reg
 	c := cache.New(store, store, opt)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { c.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
 	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
 	return started{c, reg}
 }
@@ -443,17 +444,25 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ln.Close()
 	var conns sync.WaitGroup
+	accepted, release := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(accepted)
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			conns.Go(func() { time.Sleep(5 * time.Second); conn.Close() })
+			conns.Go(func() {
+				select {
+				case <-time.After(5 * time.Second):
+				case <-release:
+				}
+				conn.Close()
+			})
 		}
 	}()
+	defer func() { ln.Close(); <-accepted; close(release); conns.Wait() }()
 	hung := startCache(t, store, redisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Options{RedisTimeout: 200 * time.Millisecond})
 	worst = check(hung, 30)
 	t.Logf("Redis hung: slowest of 30 answers %s", worst)
@@ -468,7 +477,7 @@ type countingSource struct {
 	loads sync.Map // tile -> *atomic.Int64
 }
 
-func (s *countingSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]cache.Tile, error) {
+func (s *countingSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
 	for _, t := range tiles {
 		n, _ := s.loads.LoadOrStore(t, new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)
@@ -485,9 +494,10 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 	store := gsql.NewGuides(db)
 	src := &countingSource{Guides: store}
 	c := cache.New(store, src, cache.Options{})
-	cctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go c.Run(cctx)
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
 	waitUntil(t, 10*time.Second, "synced", c.Ready)
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 2000, Limit: 20}
 	want, _ := store.Nearby(ctx, q)

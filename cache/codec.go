@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // The Redis tier stores a tile in a compact binary form: decoding a dense
@@ -47,7 +48,7 @@ func encodeEntry(e *entry) []byte {
 		}
 		b = append(b, 1)
 		b = appendUUID(b, it.Cover.MediaID)
-		b = appendString(b, it.Cover.Status)
+		b = appendString(b, string(it.Cover.Status))
 		b = appendString(b, it.Cover.ThumbHash)
 	}
 	return b
@@ -162,7 +163,7 @@ func decodeEntry(tile int64, b []byte) (*entry, error) {
 		}
 		if r.byte() == 1 {
 			it.Cover.MediaID = r.uuid()
-			it.Cover.Status = r.string()
+			it.Cover.Status = media.Status(r.string())
 			it.Cover.ThumbHash = r.string()
 		}
 		if r.err != nil {

@@ -1,6 +1,10 @@
 package cache
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/guidepost/guidepost/guides"
+)
 
 // versions is the latest known state of every tile that ever held a
 // guide (absent: 0). Reads happen for every tile of every query, writes
@@ -11,7 +15,7 @@ type versions struct {
 
 type versionShard struct {
 	mu sync.RWMutex
-	m  map[int64]TileState
+	m  map[int64]guides.TileState
 }
 
 func (v *versions) shard(tile int64) *versionShard {
@@ -20,7 +24,7 @@ func (v *versions) shard(tile int64) *versionShard {
 
 func (v *versions) get(tile int64) int64 { return v.state(tile).Version }
 
-func (v *versions) state(tile int64) TileState {
+func (v *versions) state(tile int64) guides.TileState {
 	s := v.shard(tile)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -29,12 +33,12 @@ func (v *versions) state(tile int64) TileState {
 
 // raise records version for tile unless a newer one is known; it reports
 // whether it changed anything.
-func (v *versions) raise(tile int64, st TileState) bool {
+func (v *versions) raise(tile int64, st guides.TileState) bool {
 	s := v.shard(tile)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.m == nil {
-		s.m = map[int64]TileState{}
+		s.m = map[int64]guides.TileState{}
 	}
 	if s.m[tile].Version >= st.Version {
 		return false
@@ -46,10 +50,10 @@ func (v *versions) raise(tile int64, st TileState) bool {
 // replace installs a full snapshot and returns the tiles whose version it
 // changed. Versions never go down, except when the database itself was
 // replaced: either way the entry must go.
-func (v *versions) replace(all map[int64]TileState) []int64 {
-	fresh := make([]map[int64]TileState, len(v.shards))
+func (v *versions) replace(all map[int64]guides.TileState) []int64 {
+	fresh := make([]map[int64]guides.TileState, len(v.shards))
 	for i := range fresh {
-		fresh[i] = map[int64]TileState{}
+		fresh[i] = map[int64]guides.TileState{}
 	}
 	for tile, ver := range all {
 		fresh[uint64(tile)*0x9E3779B97F4A7C15>>58][tile] = ver

@@ -81,7 +81,7 @@ func (s *mediaStack) rows() int {
 func (s *mediaStack) objects() []string {
 	s.t.Helper()
 	var keys []string
-	err := objstore.New(s.s3).List(context.Background(), "", func(o objstore.Object) error {
+	err := objstore.New(s.s3).List(context.Background(), "", func(o media.Object) error {
 		keys = append(keys, o.Key)
 		return nil
 	})

@@ -8,9 +8,13 @@ package guides
 import (
 	"context"
 	"time"
+
+	"github.com/guidepost/guidepost/media"
 )
 
-// Guide is one guide as a reader sees it.
+// Guide is one guide as a reader sees it. Its photos are media's own view
+// of a photo: the photo feature sits below this one (it knows nothing of
+// guides), so a guide shows exactly what GET /v1/media/{id} shows.
 type Guide struct {
 	ID        string
 	Author    Author
@@ -18,8 +22,8 @@ type Guide struct {
 	Body      string
 	Lat, Lng  float64
 	Tags      []string
-	Media     []Media // in the author's order
-	LikeCount int64   // exact
+	Media     []media.View // in the author's order, without the owner-only original URL
+	LikeCount int64        // exact
 	LikedByMe bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -29,24 +33,6 @@ type Guide struct {
 type Author struct {
 	ID          string
 	DisplayName string
-}
-
-// Media is a photo attached to a guide, as its media row has it. The URLs
-// are filled in by the service from MediaURLs once the photo is ready.
-type Media struct {
-	ID          string
-	Status      string // pending | processing | ready | failed
-	ContentType string
-	Bytes       int64
-	Width       int
-	Height      int
-	SHA256      string
-	ThumbHash   string
-	Failure     string
-	CreatedAt   time.Time
-	ProcessedAt *time.Time
-	ThumbURL    string
-	WebURL      string
 }
 
 // Item is a guide in a list (nearby or viewport): what a map marker and a
@@ -66,7 +52,7 @@ type Item struct {
 // Cover is the first photo of a guide, enough for a list thumbnail.
 type Cover struct {
 	MediaID   string // "" when the guide has no photo
-	Status    string
+	Status    media.Status
 	ThumbHash string
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Service implements the guide use cases. It never knows whether a list
@@ -65,7 +66,7 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 	}
 	for i := range g.Media {
 		m := &g.Media[i]
-		if s.urls != nil && m.Status == "ready" {
+		if s.urls != nil && m.Status == media.StatusReady {
 			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
 			m.WebURL = s.urls.WebURL(ctx, m.ID)
 		}
@@ -182,7 +183,7 @@ func (s *Service) Clusters(ctx context.Context, p ClusterParams) ([]Cluster, err
 func (s *Service) thumbs(ctx context.Context, items []Item) {
 	for i := range items {
 		it := &items[i]
-		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == "ready" {
+		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == media.StatusReady {
 			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID)
 		}
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
-	"github.com/guidepost/guidepost/objstore"
 )
 
 // In-memory stand-ins with the same contracts as the real stores (which
@@ -259,12 +258,12 @@ func (b *fakeBlobs) PresignGet(_ context.Context, key string, ttl time.Duration)
 	return "https://s3.test/" + key + "?ttl=" + ttl.String(), nil
 }
 
-func (b *fakeBlobs) List(_ context.Context, prefix string, fn func(objstore.Object) error) error {
+func (b *fakeBlobs) List(_ context.Context, prefix string, fn func(media.Object) error) error {
 	b.mu.Lock()
-	var objs []objstore.Object
+	var objs []media.Object
 	for k, data := range b.objects {
 		if strings.HasPrefix(k, prefix) {
-			objs = append(objs, objstore.Object{Key: k, Size: int64(len(data)), LastModified: b.born[k]})
+			objs = append(objs, media.Object{Key: k, Size: int64(len(data)), LastModified: b.born[k]})
 		}
 	}
 	b.mu.Unlock()

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/guidepost/guidepost/objstore"
 )
 
 // deleteOrphans deletes the objects of ids that have no row, once they are
@@ -32,7 +30,7 @@ func (s *Service) deleteOrphans(ctx context.Context, r *SweepReport) error {
 	s.mu.Unlock()
 	batch := map[string][]string{} // id → its keys
 	for _, prefix := range idPrefixes(oldest, newest) {
-		err := s.deps.Blobs.List(ctx, prefix, func(o objstore.Object) error {
+		err := s.deps.Blobs.List(ctx, prefix, func(o Object) error {
 			id, born, ok := idOfKey(o.Key)
 			if !ok || born.Before(oldest) || born.After(newest) || o.LastModified.After(newest) {
 				return nil

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/objstore"
 )
 
 // Store keeps the media rows. Methods answer in the guidepost error
@@ -68,14 +67,22 @@ type KeyUse struct {
 	At          time.Time // when claimed; identifies the claim
 }
 
-// Blobs is the object store; *objstore.S3 implements it. Errors use the
-// guidepost vocabulary (ENOTFOUND, EUNAVAILABLE).
+// Blobs is the object store. Errors use the guidepost vocabulary
+// (ENOTFOUND, EUNAVAILABLE).
 type Blobs interface {
 	Put(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error
 	Get(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	Delete(ctx context.Context, key string) error
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
-	List(ctx context.Context, prefix string, fn func(objstore.Object) error) error
+	List(ctx context.Context, prefix string, fn func(Object) error) error
+}
+
+// Object is one key the object store listed, what the orphan sweep needs
+// to decide whether a row should own it.
+type Object struct {
+	Key          string
+	LastModified time.Time
+	Size         int64
 }
 
 // Queue carries derive tasks to workers. A task's id is the media id.

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Config names the server and bucket.
@@ -38,6 +39,8 @@ type S3 struct {
 	presign *s3.PresignClient
 	bucket  string
 }
+
+var _ media.Blobs = (*S3)(nil)
 
 // New builds a client. It does not touch the network; call Ping.
 func New(cfg Config) *S3 {
@@ -146,16 +149,9 @@ func (b *S3) PresignGet(ctx context.Context, key string, ttl time.Duration) (str
 	return req.URL, nil
 }
 
-// Object is one listed key.
-type Object struct {
-	Key          string
-	LastModified time.Time
-	Size         int64
-}
-
 // List calls fn for every key under prefix, page by page, so a sweeper can
 // walk a bucket of millions without holding it in memory.
-func (b *S3) List(ctx context.Context, prefix string, fn func(Object) error) error {
+func (b *S3) List(ctx context.Context, prefix string, fn func(media.Object) error) error {
 	p := s3.NewListObjectsV2Paginator(b.client, &s3.ListObjectsV2Input{Bucket: &b.bucket, Prefix: &prefix})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -163,7 +159,7 @@ func (b *S3) List(ctx context.Context, prefix string, fn func(Object) error) err
 			return wrap(err, prefix)
 		}
 		for _, o := range page.Contents {
-			obj := Object{Key: aws.ToString(o.Key), LastModified: aws.ToTime(o.LastModified), Size: aws.ToInt64(o.Size)}
+			obj := media.Object{Key: aws.ToString(o.Key), LastModified: aws.ToTime(o.LastModified), Size: aws.ToInt64(o.Size)}
 			if err := fn(obj); err != nil {
 				return err
 			}

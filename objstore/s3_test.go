@@ -11,6 +11,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 )
 
@@ -31,7 +32,7 @@ func TestPutGetListDeleteOnTheRealServer(t *testing.T) {
 		t.Fatalf("got %q (%d bytes)", got, size)
 	}
 	var keys []string
-	if err := b.List(ctx, "media/", func(o objstore.Object) error { keys = append(keys, o.Key); return nil }); err != nil {
+	if err := b.List(ctx, "media/", func(o media.Object) error { keys = append(keys, o.Key); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(keys) != 1 || keys[0] != "media/x/original" {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
 
@@ -13,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Guides stores guides, their photos' order and their likes, and answers
@@ -24,12 +23,12 @@ type Guides struct {
 	db *DB
 
 	mu    sync.Mutex
-	hooks []func(tile int64, s cache.TileState)
+	hooks []func(tile int64, s guides.TileState)
 }
 
 var (
-	_ guides.Store     = (*Guides)(nil)
-	_ cache.TileSource = (*Guides)(nil)
+	_ guides.Store      = (*Guides)(nil)
+	_ guides.TileSource = (*Guides)(nil)
 )
 
 // NewGuides returns the PostgreSQL guide store.
@@ -63,7 +62,7 @@ func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
 }
 
 func (s *Guides) CreateGuide(ctx context.Context, g guides.NewGuide) error {
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		if err := checkMedia(ctx, tx, g.AuthorID, g.MediaIDs, nil); err != nil {
 			return err
@@ -123,11 +122,14 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 	if err != nil {
 		return translate(err, "media")
 	}
-	type media struct{ owner, status string }
-	found := map[string]media{}
+	type row struct {
+		owner  string
+		status media.Status
+	}
+	found := map[string]row{}
 	for rows.Next() {
 		var id string
-		var m media
+		var m row
 		if err := rows.Scan(&id, &m.owner, &m.status); err != nil {
 			rows.Close()
 			return err
@@ -145,7 +147,7 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 		case !ok || m.owner != author:
 			// One message for both, so nobody learns which ids exist.
 			f.Add(field, "is not a photo of yours")
-		case m.status == "failed" && !slices.Contains(keep, id):
+		case m.status == media.StatusFailed && !slices.Contains(keep, id):
 			f.Add(field, "failed processing; upload it again")
 		}
 	}
@@ -163,18 +165,18 @@ func attachMedia(ctx context.Context, tx pgx.Tx, guideID string, ids []string) e
 
 // tileVersions reads, inside the writing transaction, the versions its
 // statement trigger just gave the tiles.
-func tileVersions(ctx context.Context, tx pgx.Tx, tiles ...int64) (map[int64]cache.TileState, error) {
+func tileVersions(ctx context.Context, tx pgx.Tx, tiles ...int64) (map[int64]guides.TileState, error) {
 	return scanTileStates(tx.Query(ctx, `SELECT tile, version, guides FROM guide_tiles WHERE tile = ANY($1)`, tiles))
 }
 
 // scanTileStates collects (tile, version, guides) rows by tile.
-func scanTileStates(rows pgx.Rows, err error) (map[int64]cache.TileState, error) {
+func scanTileStates(rows pgx.Rows, err error) (map[int64]guides.TileState, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := map[int64]cache.TileState{}
+	out := map[int64]guides.TileState{}
 	var tile int64
-	var st cache.TileState
+	var st guides.TileState
 	_, err = pgx.ForEachRow(rows, []any{&tile, &st.Version, &st.Guides}, func() error {
 		out[tile] = st
 		return nil
@@ -184,13 +186,13 @@ func scanTileStates(rows pgx.Rows, err error) (map[int64]cache.TileState, error)
 
 // OnTileWrite registers a hook called after each committed write with the
 // versions of the tiles it touched.
-func (s *Guides) OnTileWrite(fn func(tile int64, st cache.TileState)) {
+func (s *Guides) OnTileWrite(fn func(tile int64, st guides.TileState)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.hooks = append(s.hooks, fn)
 }
 
-func (s *Guides) tilesWritten(tiles map[int64]cache.TileState) {
+func (s *Guides) tilesWritten(tiles map[int64]guides.TileState) {
 	s.mu.Lock()
 	hooks := s.hooks
 	s.mu.Unlock()
@@ -222,18 +224,18 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 			return row.Scan(&g.ID, &g.Author.ID, &g.Author.DisplayName, &g.Title, &g.Body, &g.Lat, &g.Lng, &g.Tags,
 				&g.LikeCount, &g.LikedByMe, &g.CreatedAt, &g.UpdatedAt)
 		})
-	b.Queue(`SELECT m.id::text, m.status, m.content_type, m.bytes, m.width, m.height, m.sha256,
-			coalesce(m.thumbhash, ''), coalesce(m.failure, ''), m.created_at, m.processed_at
+	b.Queue(`SELECT `+mediaColumns+`
 		FROM guide_media gm JOIN media m ON m.id = gm.media_id WHERE gm.guide_id = $1 ORDER BY gm.position`, id).
 		Query(func(rows pgx.Rows) error {
-			var m guides.Media
-			dest := []any{&m.ID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
-				&m.ThumbHash, &m.Failure, &m.CreatedAt, &m.ProcessedAt}
-			_, err := pgx.ForEachRow(rows, dest, func() error {
-				g.Media = append(g.Media, m)
-				return nil
-			})
-			return err
+			defer rows.Close()
+			for rows.Next() {
+				m, err := scanMedia(rows)
+				if err != nil {
+					return err
+				}
+				g.Media = append(g.Media, media.View{Media: m})
+			}
+			return rows.Err()
 		})
 	if err := s.db.Pool.SendBatch(ctx, b).Close(); err != nil {
 		return guides.Guide{}, translate(err, "guide")
@@ -242,7 +244,7 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 		g.Tags = []string{}
 	}
 	if g.Media == nil {
-		g.Media = []guides.Media{}
+		g.Media = []media.View{}
 	}
 	return g, nil
 }
@@ -262,7 +264,7 @@ func (s *Guides) UpdateGuide(ctx context.Context, id string, apply func(*guides.
 	if !validUUID(id) {
 		return translate(pgx.ErrNoRows, "guide")
 	}
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		before, err := lockDraft(ctx, tx, id)
 		if err != nil {
@@ -304,7 +306,7 @@ func (s *Guides) DeleteGuide(ctx context.Context, id string, allow func(guides.D
 	if !validUUID(id) {
 		return translate(pgx.ErrNoRows, "guide")
 	}
-	var versions map[int64]cache.TileState
+	var versions map[int64]guides.TileState
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
 		d, err := lockDraft(ctx, tx, id)
 		if err != nil {
@@ -398,14 +400,14 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 			fetched++
 			farthest = max(farthest, d)
 			it.DistanceM = here.DistanceTo(guides.PointAt(it.Lat, it.Lng))
-			if it.DistanceM <= q.RadiusM && isAfter(it, q.After) {
+			if it.DistanceM <= q.RadiusM && guides.Follows(guides.PositionOf(it.ID, it.DistanceM), q.After) {
 				items = append(items, it)
 			}
 		}
 		if err := rows.Err(); err != nil {
 			return nil, translate(err, "guide")
 		}
-		SortByDistance(items)
+		guides.SortNearby(items)
 		switch {
 		case fetched < fetch: // every candidate was read
 		case farthest > q.RadiusM+distanceMargin: // every guide within the radius was read
@@ -422,26 +424,6 @@ func truncate(items []guides.Item, n int) []guides.Item {
 		return items[:n]
 	}
 	return items
-}
-
-// isAfter reports whether it comes after the cursor position in the nearby
-// order (distance, then id).
-func isAfter(it guides.Item, at *guides.Position) bool {
-	if at == nil {
-		return true
-	}
-	return it.DistanceM > at.DistanceM || it.DistanceM == at.DistanceM && it.ID > at.ID
-}
-
-// SortByDistance puts items in the nearby order: distance, then id.
-func SortByDistance(items []guides.Item) {
-	sort.Slice(items, func(i, j int) bool {
-		a, b := items[i], items[j]
-		if a.DistanceM != b.DistanceM {
-			return a.DistanceM < b.DistanceM
-		}
-		return a.ID < b.ID
-	})
 }
 
 // InBBox answers a viewport with its newest guides. The planar index on
@@ -499,37 +481,12 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 // transactions' trigger): a map of all Korea reads ~10^4 tile rows, not
 // 10^6 guides. Finer zooms group the guides of the viewport directly.
 func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
-	b := q.BBox
 	var rows pgx.Rows
 	var err error
 	if q.Zoom <= guides.MaxTileClusterZoom {
-		shift := guides.ClusterShift(q.Zoom)
-		r0, r1 := guides.TileRow(b.MinLat)>>shift<<shift, (guides.TileRow(b.MaxLat)>>shift+1)<<shift-1
-		c0, c1 := guides.TileCol(b.MinLng)>>shift<<shift, (guides.TileCol(b.MaxLng)>>shift+1)<<shift-1
-		rows, err = s.db.Pool.Query(ctx, `WITH cells AS (
-				SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
-				       sum(sum_lat_e7)::float8 AS slat, sum(sum_lng_e7)::float8 AS slng,
-				       max(tile) FILTER (WHERE guides > 0) AS some_tile
-				FROM guide_tiles
-				WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999
-				  AND tile % 40000 BETWEEN $3 AND $4 AND guides > 0
-				GROUP BY 1, 2
-			)
-			SELECT c.n, c.slat / c.n / 1e7, c.slng / c.n / 1e7, coalesce(one.id::text, ''),
-			       coalesce(ST_Y(one.location::geometry), 0), coalesce(ST_X(one.location::geometry), 0)
-			FROM cells c
-			LEFT JOIN LATERAL (SELECT g.id, g.location FROM guides g
-				WHERE c.n = 1 AND guide_tile(g.location) = c.some_tile LIMIT 1) one ON true
-			ORDER BY c.cr, c.cc`, r0, r1, c0, c1, int(shift))
+		rows, err = s.tileClusters(ctx, q)
 	} else {
-		f := guides.ClusterCellsPerDegree(q.Zoom)
-		rows, err = s.db.Pool.Query(ctx, `SELECT count(*), avg(ST_Y(g)), avg(ST_X(g)),
-				CASE WHEN count(*) = 1 THEN min(id::text) ELSE '' END, min(ST_Y(g)), min(ST_X(g))
-			FROM (SELECT id, location::geometry AS g FROM guides
-				WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)) AS x
-			GROUP BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)
-			ORDER BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)`,
-			floorTo(b.MinLng, f), floorTo(b.MinLat, f), ceilTo(b.MaxLng, f), ceilTo(b.MaxLat, f), f)
+		rows, err = s.guideClusters(ctx, q)
 	}
 	if err != nil {
 		return nil, translate(err, "guide")
@@ -548,6 +505,43 @@ func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 		return nil, translate(err, "guide")
 	}
 	return out, nil
+}
+
+// tileClusters adds up guide_tiles per cell of whole tiles; a cell holding
+// one guide reports that guide.
+func (s *Guides) tileClusters(ctx context.Context, q guides.ClusterQuery) (pgx.Rows, error) {
+	b := q.BBox
+	shift := guides.ClusterShift(q.Zoom)
+	r0, r1 := guides.TileRow(b.MinLat)>>shift<<shift, (guides.TileRow(b.MaxLat)>>shift+1)<<shift-1
+	c0, c1 := guides.TileCol(b.MinLng)>>shift<<shift, (guides.TileCol(b.MaxLng)>>shift+1)<<shift-1
+	return s.db.Pool.Query(ctx, `WITH cells AS (
+				SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
+				       sum(sum_lat_e7)::float8 AS slat, sum(sum_lng_e7)::float8 AS slng,
+				       max(tile) FILTER (WHERE guides > 0) AS some_tile
+				FROM guide_tiles
+				WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999
+				  AND tile % 40000 BETWEEN $3 AND $4 AND guides > 0
+				GROUP BY 1, 2
+			)
+			SELECT c.n, c.slat / c.n / 1e7, c.slng / c.n / 1e7, coalesce(one.id::text, ''),
+			       coalesce(ST_Y(one.location::geometry), 0), coalesce(ST_X(one.location::geometry), 0)
+			FROM cells c
+			LEFT JOIN LATERAL (SELECT g.id, g.location FROM guides g
+				WHERE c.n = 1 AND guide_tile(g.location) = c.some_tile LIMIT 1) one ON true
+			ORDER BY c.cr, c.cc`, r0, r1, c0, c1, int(shift))
+}
+
+// guideClusters groups the viewport's guides into cells finer than a tile.
+func (s *Guides) guideClusters(ctx context.Context, q guides.ClusterQuery) (pgx.Rows, error) {
+	b := q.BBox
+	f := guides.ClusterCellsPerDegree(q.Zoom)
+	return s.db.Pool.Query(ctx, `SELECT count(*), avg(ST_Y(g)), avg(ST_X(g)),
+				CASE WHEN count(*) = 1 THEN min(id::text) ELSE '' END, min(ST_Y(g)), min(ST_X(g))
+			FROM (SELECT id, location::geometry AS g FROM guides
+				WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)) AS x
+			GROUP BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)
+			ORDER BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)`,
+		floorTo(b.MinLng, f), floorTo(b.MinLat, f), ceilTo(b.MaxLng, f), ceilTo(b.MaxLat, f), f)
 }
 
 // floorTo and ceilTo widen a viewport edge to the cell grid of f cells per

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -32,7 +33,7 @@ func (n planNode) walk(fn func(planNode)) {
 func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
-	if err := gsql.SeedGuides(ctx, db, 30_000, 7, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 30_000, 7, nil); err != nil {
 		t.Fatal(err)
 	}
 	const limit = 21

@@ -13,8 +13,8 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -165,9 +165,9 @@ type tileRecorder struct {
 	changed map[int64]int64
 }
 
-func (r *tileRecorder) Synced(map[int64]cache.TileState) { r.mu.Lock(); r.synced++; r.mu.Unlock() }
-func (r *tileRecorder) Lost(error)                       {}
-func (r *tileRecorder) Changed(tile int64, st cache.TileState) {
+func (r *tileRecorder) Synced(map[int64]guides.TileState) { r.mu.Lock(); r.synced++; r.mu.Unlock() }
+func (r *tileRecorder) Lost(error)                        {}
+func (r *tileRecorder) Changed(tile int64, st guides.TileState) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.changed[tile] = max(r.changed[tile], st.Version)
@@ -186,7 +186,9 @@ func TestWritesBumpTileVersionsAndNotify(t *testing.T) {
 	db := testkit.DB(t)
 	store, listener := gsql.NewGuides(db), gsql.NewGuides(db)
 	rec := &tileRecorder{changed: map[int64]int64{}}
-	go listener.WatchTiles(ctx, rec)
+	watched := make(chan struct{})
+	go func() { listener.WatchTiles(ctx, rec); close(watched) }()
+	defer func() { cancel(); <-watched }()
 	local := &tileRecorder{changed: map[int64]int64{}}
 	store.OnTileWrite(local.Changed)
 	wait := func(r *tileRecorder, tile, version int64) {
@@ -252,7 +254,7 @@ func TestWritesBumpTileVersionsAndNotify(t *testing.T) {
 	rec.mu.Lock()
 	before := rec.synced
 	rec.mu.Unlock()
-	if err := gsql.SeedGuides(ctx, db, 5000, 1, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 5000, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(3 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -320,7 +322,7 @@ func TestLoadTilesMatchesGoTileNumbering(t *testing.T) {
 	if want[ids[0]] > 1 && (!small[0].TooLarge || len(small[0].Items) != 0) {
 		t.Errorf("a tile over the limit: %+v", small[0])
 	}
-	var _ cache.TileSource = store
+	var _ guides.TileSource = store
 }
 
 // Clusters from per-tile sums equal a grouping of every guide done here,
@@ -329,7 +331,7 @@ func TestClustersCountEveryGuide(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	if err := gsql.SeedGuides(ctx, db, 4000, 3, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 4000, 3, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := guidePoints(t, db)
@@ -443,7 +445,7 @@ func TestNearbyMatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	if err := gsql.SeedGuides(ctx, db, 3000, 11, nil); err != nil {
+	if err := seedgen.Guides(ctx, db, 3000, 11, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := guidePoints(t, db)

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -18,7 +18,7 @@ import (
 // for the versions and the guides. Guides are found by the expression
 // index on guide_tile(location), the same numbering as guides.TileOf, so
 // membership is exact; each tile's guides come newest first.
-func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]cache.Tile, error) {
+func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
 			coalesce(g.id::text, ''), coalesce(g.title, ''), coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
@@ -35,7 +35,7 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 	if err != nil {
 		return nil, translate(err, "guide")
 	}
-	var out []cache.Tile
+	var out []guides.Tile
 	var (
 		tile, version int64
 		count         int
@@ -46,7 +46,7 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 		&it.LikeCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
-			out = append(out, cache.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
+			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
 		}
 		if has {
 			t := &out[len(out)-1]
@@ -86,7 +86,7 @@ const watchPing = 5 * time.Second
 // WatchTiles follows tile versions on a connection of its own (a pooled one
 // would be handed to others): LISTEN first, then read every version, then
 // apply notifications, so nothing falls between the two.
-func (s *Guides) WatchTiles(ctx context.Context, w cache.TileWatcher) error {
+func (s *Guides) WatchTiles(ctx context.Context, w guides.TileWatcher) error {
 	backoff := 100 * time.Millisecond
 	for {
 		err := s.watchOnce(ctx, w)
@@ -105,7 +105,7 @@ func (s *Guides) WatchTiles(ctx context.Context, w cache.TileWatcher) error {
 	}
 }
 
-func (s *Guides) watchOnce(ctx context.Context, w cache.TileWatcher) error {
+func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	cfg := s.db.Pool.Config().ConnConfig.Copy()
 	cfg.RuntimeParams["application_name"] = TileListenerName
@@ -118,70 +118,80 @@ func (s *Guides) watchOnce(ctx context.Context, w cache.TileWatcher) error {
 	if _, err := conn.Exec(ctx, `LISTEN guide_tiles`); err != nil {
 		return err
 	}
-	sync := func() error {
-		versions, err := allTileVersions(ctx, conn)
-		if err != nil {
-			return err
-		}
-		w.Synced(versions)
-		return nil
-	}
-	if err := sync(); err != nil {
+	if err := syncTiles(ctx, conn, w); err != nil {
 		return err
 	}
 	for {
-		wctx, cancel := context.WithTimeout(ctx, watchPing)
-		n, err := conn.WaitForNotification(wctx)
-		cancel()
-		switch {
-		case ctx.Err() != nil:
-			return ctx.Err()
-		case errors.Is(err, context.DeadlineExceeded):
-			// Quiet: make sure the connection still lives.
-			pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
-			err = conn.Ping(pctx)
-			cancel()
-			if err != nil {
-				return err
-			}
-			continue
-		case err != nil:
+		n, err := waitForNotification(ctx, conn)
+		if err != nil {
 			return err
 		}
-		if n.Payload == "*" {
-			if err := sync(); err != nil {
+		if n != nil {
+			if err := applyNotification(ctx, conn, w, n.Payload); err != nil {
 				return err
 			}
-			continue
-		}
-		for _, item := range strings.Split(n.Payload, ",") {
-			tile, st, ok := parseTileState(item)
-			if !ok {
-				if err := sync(); err != nil { // unreadable: trust nothing
-					return err
-				}
-				break
-			}
-			w.Changed(tile, st)
 		}
 	}
+}
+
+// syncTiles hands w every tile's version.
+func syncTiles(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher) error {
+	versions, err := allTileVersions(ctx, conn)
+	if err != nil {
+		return err
+	}
+	w.Synced(versions)
+	return nil
+}
+
+// waitForNotification waits up to watchPing for a notification; when none
+// comes it makes sure the connection still lives and returns nil, nil.
+func waitForNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notification, error) {
+	wctx, cancel := context.WithTimeout(ctx, watchPing)
+	n, err := conn.WaitForNotification(wctx)
+	cancel()
+	switch {
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case errors.Is(err, context.DeadlineExceeded):
+		pctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return nil, conn.Ping(pctx)
+	}
+	return n, err
+}
+
+// applyNotification passes each "tile:version:guides" of payload to w; "*"
+// (a bulk change) or anything unreadable makes it read every version again.
+func applyNotification(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher, payload string) error {
+	if payload == "*" {
+		return syncTiles(ctx, conn, w)
+	}
+	for _, item := range strings.Split(payload, ",") {
+		tile, st, ok := parseTileState(item)
+		if !ok {
+			return syncTiles(ctx, conn, w) // unreadable: trust nothing
+		}
+		w.Changed(tile, st)
+	}
+	return nil
 }
 
 // parseTileState reads "tile:version:guides".
-func parseTileState(s string) (int64, cache.TileState, bool) {
+func parseTileState(s string) (int64, guides.TileState, bool) {
 	parts := strings.Split(s, ":")
 	if len(parts) != 3 {
-		return 0, cache.TileState{}, false
+		return 0, guides.TileState{}, false
 	}
 	tile, err1 := strconv.ParseInt(parts[0], 10, 64)
 	version, err2 := strconv.ParseInt(parts[1], 10, 64)
-	guides, err3 := strconv.Atoi(parts[2])
+	count, err3 := strconv.Atoi(parts[2])
 	if err1 != nil || err2 != nil || err3 != nil {
-		return 0, cache.TileState{}, false
+		return 0, guides.TileState{}, false
 	}
-	return tile, cache.TileState{Version: version, Guides: guides}, true
+	return tile, guides.TileState{Version: version, Guides: count}, true
 }
 
-func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]cache.TileState, error) {
+func allTileVersions(ctx context.Context, conn *pgx.Conn) (map[int64]guides.TileState, error) {
 	return scanTileStates(conn.Query(ctx, `SELECT tile, version, guides FROM guide_tiles`))
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/config"
+	"github.com/guidepost/guidepost/internal/seedgen"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -61,19 +62,19 @@ func seed(ctx context.Context, cfg config.Config, log *slog.Logger, args []strin
 		if err != nil {
 			return fmt.Errorf("seed: demo user: %w", err)
 		}
-		added, err := gsql.SeedDemoGuides(ctx, db, u.ID)
+		added, err := seedgen.DemoGuides(ctx, db, u.ID)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "demo: user %s (%s / %s); %d guides added, %d already there\n",
-			u.ID, demoEmail, demoPassword, added, gsql.DemoGuideCount-added)
+			u.ID, demoEmail, demoPassword, added, seedgen.DemoGuideCount-added)
 		if err := seedDemoPhotos(ctx, cfg, u.ID, stdout); err != nil {
 			return err
 		}
 	}
 	if *n > 0 {
 		start := time.Now()
-		err := gsql.SeedGuides(ctx, db, *n, *seedValue, func(done int) {
+		err := seedgen.Guides(ctx, db, *n, *seedValue, func(done int) {
 			log.Info("seeding guides", "done", done, "of", *n, "took", time.Since(start).Round(time.Millisecond))
 		})
 		if err != nil {

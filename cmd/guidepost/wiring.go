@@ -25,17 +25,17 @@ import (
 
 // The implementations the features consume, checked at compile time.
 var (
-	_ media.Blobs      = (*objstore.S3)(nil)
-	_ media.Store      = (*gsql.Media)(nil)
-	_ media.Keys       = (*gsql.IdempotencyKeys)(nil)
-	_ media.Queue      = (*worker.Queue)(nil)
-	_ worker.Locker    = (*gsql.Media)(nil)
-	_ api.MediaService = (*media.Service)(nil)
-	_ guides.Store     = (*gsql.Guides)(nil)
-	_ guides.Store     = (*cache.Guides)(nil)
-	_ cache.TileSource = (*gsql.Guides)(nil)
-	_ api.GuideService = (*guides.Service)(nil)
-	_ guides.MediaURLs = (*media.Service)(nil)
+	_ media.Blobs       = (*objstore.S3)(nil)
+	_ media.Store       = (*gsql.Media)(nil)
+	_ media.Keys        = (*gsql.IdempotencyKeys)(nil)
+	_ media.Queue       = (*worker.Queue)(nil)
+	_ worker.Locker     = (*gsql.Media)(nil)
+	_ api.MediaService  = (*media.Service)(nil)
+	_ guides.Store      = (*gsql.Guides)(nil)
+	_ guides.Store      = (*cache.Guides)(nil)
+	_ guides.TileSource = (*gsql.Guides)(nil)
+	_ api.GuideService  = (*guides.Service)(nil)
+	_ guides.MediaURLs  = (*media.Service)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 )
 
@@ -46,7 +47,7 @@ func emptyBucket(cfg objstore.Config) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b := objstore.New(cfg)
-	b.List(ctx, "", func(o objstore.Object) error { return b.Delete(ctx, o.Key) })
+	b.List(ctx, "", func(o media.Object) error { return b.Delete(ctx, o.Key) })
 }
 
 // VersitygwPath finds the S3 server binary that scripts/stack.sh installed.

@@ -1,0 +1,65 @@
+package cache
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/guidepost/guidepost/guides"
+)
+
+// entry is one tile as cached.
+type entry struct {
+	tile     int64
+	version  int64
+	builtAt  int64 // unix nanos
+	count    int
+	tooLarge bool
+	items    []cachedItem // newest first
+	weight   uint32
+}
+
+type cachedItem struct {
+	guides.Item
+	pt      guides.Point
+	builtAt int64 // the tile's, for the like overlay
+}
+
+func newCachedItem(it guides.Item, builtAt int64) cachedItem {
+	return cachedItem{Item: it, pt: guides.PointAt(it.Lat, it.Lng), builtAt: builtAt}
+}
+
+// item is what an answer shows of it: the cached item with the newest
+// like count known.
+func (c *Guides) item(it *cachedItem) guides.Item {
+	out := it.Item
+	out.Tags = slices.Clone(it.Tags)
+	if n, ok := c.likes.count(it.ID, it.builtAt); ok {
+		out.LikeCount = n
+	}
+	return out
+}
+
+func newEntry(t guides.Tile, builtAt int64) *entry {
+	e := &entry{tile: t.ID, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
+	e.items = make([]cachedItem, len(t.Items))
+	for i, it := range t.Items {
+		e.items[i] = newCachedItem(it, builtAt)
+	}
+	e.weigh()
+	return e
+}
+
+func (e *entry) age() time.Duration { return time.Duration(time.Now().UnixNano() - e.builtAt) }
+
+func (e *entry) weigh() {
+	w := 96
+	for i := range e.items {
+		it := &e.items[i]
+		w += 240 + len(it.Title) + len(it.Cover.ThumbHash)
+		for _, t := range it.Tags {
+			w += 16 + len(t)
+		}
+	}
+	e.weight = uint32(min(w, math.MaxUint32))
+}

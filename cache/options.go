@@ -1,0 +1,65 @@
+package cache
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+)
+
+// Options tune the cache; zero values take the defaults.
+type Options struct {
+	Redis         *redis.Client // nil: no shared tier
+	Registerer    prometheus.Registerer
+	Log           *slog.Logger
+	RefreshAfter  time.Duration // 30 s: a tile this old is reloaded in the background (a backstop)
+	MaxAge        time.Duration // 2 min: never serve a tile older (a backstop)
+	LikePoll      time.Duration // 1 s: how often like counts of recently liked guides are read
+	RedisTimeout  time.Duration // 200 ms
+	RedisBackoff  time.Duration // 1 s
+	MaxTileGuides int           // 4,000
+	MaxRings      int           // 6 (13×13 tiles)
+	MaxScan       int           // 20,000 guides a nearby search may read
+	MaxBBoxTiles  int           // 400
+	MaxBBoxGuides int           // 50,000 guides a viewport may read
+	L1Bytes       uint64        // 256 MiB
+}
+
+func (o Options) withDefaults() Options {
+	def := func(v *time.Duration, d time.Duration) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&o.RefreshAfter, 30*time.Second)
+	def(&o.MaxAge, 2*time.Minute)
+	def(&o.LikePoll, time.Second)
+	def(&o.RedisTimeout, 200*time.Millisecond)
+	def(&o.RedisBackoff, time.Second)
+	if o.MaxAge < o.RefreshAfter {
+		o.MaxAge = o.RefreshAfter
+	}
+	if o.MaxTileGuides <= 0 {
+		o.MaxTileGuides = 4000
+	}
+	if o.MaxRings <= 0 {
+		o.MaxRings = 6
+	}
+	if o.MaxBBoxTiles <= 0 {
+		o.MaxBBoxTiles = 400
+	}
+	if o.MaxScan <= 0 {
+		o.MaxScan = 20_000
+	}
+	if o.MaxBBoxGuides <= 0 {
+		o.MaxBBoxGuides = 50_000
+	}
+	if o.L1Bytes == 0 {
+		o.L1Bytes = 256 << 20
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	return o
+}

@@ -1,0 +1,102 @@
+package sql
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// GuideRow is one guide as a bulk load writes it: no photos, no likes.
+type GuideRow struct {
+	ID, AuthorID string
+	Title, Body  string
+	Lat, Lng     float64
+	Tags         []string
+	CreatedAt    time.Time
+}
+
+// CreateGuestAuthors inserts guest users named prefix 1, prefix 2, … for
+// generated guides.
+func CreateGuestAuthors(ctx context.Context, db *DB, ids []string, prefix string, at time.Time) error {
+	_, err := db.Pool.Exec(ctx, `INSERT INTO users (id, display_name, guest, created_at)
+		SELECT id, $2 || ord, true, $3 FROM unnest($1::uuid[]) WITH ORDINALITY AS a(id, ord)`, ids, prefix, at)
+	return err
+}
+
+// CopyGuides writes rows with one COPY in one transaction, so the tile
+// trigger runs once for them all. Rows given in tile order share disk
+// pages with their neighbours.
+func CopyGuides(ctx context.Context, db *DB, rows []GuideRow) error {
+	src := make([][]any, len(rows))
+	for i, g := range rows {
+		src[i] = []any{g.ID, g.AuthorID, g.Title, g.Body, ewkbPoint(g.Lat, g.Lng), nonNil(g.Tags), int64(0), g.CreatedAt, g.CreatedAt}
+	}
+	return db.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.CopyFrom(ctx, pgx.Identifier{"guides"},
+			[]string{"id", "author_id", "title", "body", "location", "tags", "like_count", "created_at", "updated_at"},
+			pgx.CopyFromRows(src))
+		return err
+	})
+}
+
+// InsertGuidesOnce writes rows in one statement, skipping ids already
+// stored, and returns how many it added.
+func InsertGuidesOnce(ctx context.Context, db *DB, authorID string, rows []GuideRow) (int, error) {
+	n := len(rows)
+	ids, titles, bodies := make([]string, n), make([]string, n), make([]string, n)
+	lats, lngs := make([]float64, n), make([]float64, n)
+	tags := make([]string, n) // as array literals: a ragged text[][] cannot be unnested
+	created := make([]time.Time, n)
+	for i, g := range rows {
+		ids[i], titles[i], bodies[i], lats[i], lngs[i], created[i] = g.ID, g.Title, g.Body, g.Lat, g.Lng, g.CreatedAt
+		tags[i] = "{" + strings.Join(g.Tags, ",") + "}"
+	}
+	var added int
+	err := db.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO guides (id, author_id, title, body, location, tags, created_at, updated_at)
+			SELECT d.id, $1, d.title, d.body, ST_SetSRID(ST_MakePoint(d.lng, d.lat), 4326)::geography, d.tags::text[], d.created, d.created
+			FROM unnest($2::uuid[], $3::text[], $4::text[], $5::float8[], $6::float8[], $7::text[], $8::timestamptz[])
+				AS d(id, title, body, lat, lng, tags, created)
+			ON CONFLICT (id) DO NOTHING`, authorID, ids, titles, bodies, lats, lngs, tags, created)
+		added = int(tag.RowsAffected())
+		return err
+	})
+	return added, err
+}
+
+// AnalyzeGuides refreshes the planner's statistics after a bulk load.
+func AnalyzeGuides(ctx context.Context, db *DB) error {
+	if _, err := db.Pool.Exec(ctx, `ANALYZE guides`); err != nil {
+		return fmt.Errorf("analyze guides: %w", err)
+	}
+	return nil
+}
+
+// ewkbPoint is a point with SRID 4326 in extended WKB, what geography's
+// binary input reads in COPY.
+func ewkbPoint(lat, lng float64) []byte {
+	b := make([]byte, 0, 25)
+	b = append(b, 1)                                    // little-endian
+	b = binary.LittleEndian.AppendUint32(b, 0x20000001) // point, with SRID
+	b = binary.LittleEndian.AppendUint32(b, 4326)
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(lng))
+	return binary.LittleEndian.AppendUint64(b, math.Float64bits(lat))
+}
+
+// DemoGuideIDs returns the n guides of authorID nearest Seoul City Hall:
+// the ones seed --demo gives photos, so the README's first nearby query
+// shows thumbnails.
+func DemoGuideIDs(ctx context.Context, db *DB, authorID string, n int) ([]string, error) {
+	rows, err := db.Pool.Query(ctx, `SELECT id::text FROM guides WHERE author_id = $1
+		ORDER BY location <-> ST_SetSRID(ST_MakePoint(126.9780, 37.5665), 4326)::geography, id LIMIT $2`, authorID, n)
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "guide")
+}
