@@ -105,8 +105,13 @@ func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
 // the render will need. That comes from the header of the downloaded bytes
 // (photo.Info.RenderMemory), not from the row's pixel count: a progressive
 // JPEG or a HEIC decoded in WebAssembly needs three to seven times what a
-// baseline JPEG of the same size does.
+// baseline JPEG of the same size does. The photo is probed once, here; the
+// renderer gets the probe and the weight, which a render in a child process
+// takes as its memory limit.
 func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result, error) {
+	if int64(len(data)) > s.cfg.MaxBytes {
+		return photo.Result{}, classifyRender(fmt.Errorf("%w: more than %d bytes", photo.ErrTooLarge, s.cfg.MaxBytes))
+	}
 	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
@@ -119,11 +124,11 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 	if err := s.render.Acquire(ctx, weight); err != nil {
 		return photo.Result{}, transient(err)
 	}
+	// Released only once Render has returned: a renderer that cannot stop
+	// its decoder must not return before the decoder's memory is free.
 	defer s.render.Release(weight)
 	start := time.Now()
-	res, err := photo.Render(ctx, bytes.NewReader(data), format, photo.Options{
-		MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes, Stage: s.deps.Observer.ObserveStage,
-	})
+	res, err := s.deps.Renderer.Render(ctx, data, info, photo.Options{Stage: s.deps.Observer.ObserveStage})
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}

@@ -88,6 +88,7 @@ type Deps struct {
 	Queue    Queue
 	Clock    Clock
 	Observer Observer // optional
+	Renderer Renderer // optional: InProcess
 }
 
 // Service implements uploads, reads, derivation and sweeping.
@@ -106,6 +107,9 @@ func New(deps Deps, cfg Config) *Service {
 	cfg.defaults()
 	if deps.Observer == nil {
 		deps.Observer = noObserver{}
+	}
+	if deps.Renderer == nil {
+		deps.Renderer = InProcess{}
 	}
 	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}
 	s.render = semaphore.NewWeighted(s.renderBudget())
