@@ -140,7 +140,11 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 // memory estimate in MiB, at most the whole budget, so that a photo larger
 // than the budget runs alone instead of never.
 func (s *Service) renderWeight(info photo.Info) int64 {
-	return min((info.RenderMemory()+1<<20-1)>>20, s.renderBudget())
+	need := info.RenderMemory()
+	if w, ok := s.deps.Renderer.(interface{ Weight(photo.Info) int64 }); ok {
+		need = w.Weight(info) // a renderer's own cost, a child process's
+	}
+	return min((need+1<<20-1)>>20, s.renderBudget())
 }
 
 // fail records a permanent failure on the row and returns te. If the row

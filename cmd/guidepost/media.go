@@ -65,11 +65,22 @@ func loadMediaSettings(getenv func(string) string) (mediaSettings, error) {
 func (a *app) mediaService(ms mediaSettings, obs media.Observer) *media.Service {
 	return media.New(media.Deps{
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
-		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs,
+		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Renderer: childRenderer(),
 	}, media.Config{
 		MaxBytes: a.cfg.MaxUploadBytes, PublicBase: a.cfg.MediaPublicBase,
 		PendingAge: ms.PendingAge, OrphanAge: ms.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
 	})
+}
+
+// childRenderer renders each photo in a child process of this binary, which
+// the worker can kill and hold to a CPU and memory limit; in process only
+// if the binary cannot find itself.
+func childRenderer() media.Renderer {
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}}
 }
 
 // wireMedia serves the media routes, and the queue gauges the load-test tool

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"reflect"
 	"runtime"
 	"testing"
 
@@ -130,5 +131,24 @@ func TestProbeHEIFBoxFloodIsBounded(t *testing.T) {
 	}
 	if r.calls > 1000 {
 		t.Errorf("box flood: %d reads and seeks", r.calls)
+	}
+}
+
+// An Info crosses to a render child and back unchanged, weight included.
+func TestInfoRoundTrip(t *testing.T) {
+	for _, data := range [][]byte{readTestdata(t, "orient-6.jpg"), readTestdata(t, "p3-nclx.heic"), readTestdata(t, "heic-irot1.heic"),
+		readTestdata(t, "photo.webp"), hostile.ProgressiveJPEG(64, 48, 1), hostile.InflatePNG(32, 32)} {
+		info := probeBytes(t, data)
+		wire, err := info.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Info
+		if err := back.UnmarshalBinary(wire); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, info) {
+			t.Errorf("%+v came back as %+v", info, back)
+		}
 	}
 }

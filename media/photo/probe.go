@@ -26,8 +26,9 @@ type Info struct {
 	DisplayWidth, DisplayHeight int  // after orientation
 	DisplayP3                   bool // tagged Display P3: Render converts it to sRGB
 
-	decoderOrients bool // HEIC irot/imir: the decoder applies them itself
-	m              meta // what RenderMemory weighs, from the header
+	decoderOrients bool  // HEIC irot/imir: the decoder applies them itself
+	m              meta  // what RenderMemory weighs, from the header
+	size           int64 // of the file: a render holds it whole
 }
 
 // MaxScans is the most scans (SOS markers) a JPEG may have. image/jpeg
@@ -52,8 +53,9 @@ const MaxScans = 64
 // the whole budget runs alone instead of never. It is meant as an upper
 // bound, from the header: what image/jpeg allocates depends on the frame's
 // components and sampling, not only its pixel count. Bytes per sample, from
-// the benchmarks on YCbCr 4:2:0 (1.5 samples a pixel): baseline JPEG 2.6
-// (185 MB peak heap at 48 MP), progressive 7.6 (546 MB: 4 bytes of
+// the benchmarks on YCbCr 4:2:0 (1.5 samples a pixel): baseline JPEG 3.2
+// (185 MB peak heap at 48 MP, 243 MiB resident in a render child on a
+// 19 MB file), progressive 8 (546 MB: 4 bytes of
 // coefficient per sample besides the pixels), so a 4:4:4 progressive JPEG
 // needs twice what a 4:2:0 one does; plus 8 bytes a pixel when image/jpeg
 // converts to RGBA or CMYK. HEIC 26 B/px through WebAssembly (315 MB at
@@ -61,9 +63,10 @@ const MaxScans = 64
 // WebP are estimated from their decoded layouts and the resize buffer.
 func (i Info) RenderMemory() int64 {
 	var perPixel float64
+	var overhead int64 = 24 << 20 // the fixed-size buffers
 	switch i.Format {
 	case JPEG:
-		perSample := 4.0 / 1.5
+		perSample := 3.2
 		if i.m.progressive {
 			perSample = 12.0 / 1.5
 		}
@@ -81,11 +84,12 @@ func (i Info) RenderMemory() int64 {
 	case HEIC:
 		perPixel = 10
 		if HEICDecoder() == "wasm" {
-			perPixel = 27
+			// and the WebAssembly runtime with its compiled module: 50 MB
+			// of data segment and resident set on a 640×480 file
+			perPixel, overhead = 27, overhead+64<<20
 		}
 	}
-	const overhead = 24 << 20 // the input itself and the fixed-size buffers
-	return int64(perPixel*float64(i.Width)*float64(i.Height)) + overhead
+	return int64(perPixel*float64(i.Width)*float64(i.Height)) + i.size + overhead
 }
 
 // Probe reads the size, orientation and colour space from the header of a
@@ -98,10 +102,14 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return Info{}, err
+	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Info{}, err
 	}
-	info := Info{Format: f}
+	info := Info{Format: f, size: size}
 	var m meta
 	switch f {
 	case JPEG, PNG, WebP:
@@ -138,7 +146,7 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 		return Info{}, fmt.Errorf("%w: format %d", ErrUnsupported, f)
 	}
 	info.Orientation, info.m = max(m.orientation, 1), m
-	info.m.icc = nil // read once for DisplayP3; not kept
+	info.m.icc, info.m.orientation = nil, 0 // read once, into DisplayP3 and Orientation
 	info.DisplayP3 = info.DisplayP3 || isDisplayP3(m.icc)
 	info.DisplayWidth, info.DisplayHeight = info.Width, info.Height
 	if swapsAxes(info.Orientation) {
