@@ -104,7 +104,7 @@ func TestChildRendererStopsWithItsContext(t *testing.T) {
 // baseline one, cannot allocate its coefficients.
 func TestChildRendererHoldsTheRenderToItsWeight(t *testing.T) {
 	data := hostile.ProgressiveJPEG(6000, 4000, 0) // 24 MP: ~550 MiB to decode
-	small := probed(t, bigBaseline(t, 64, 64))      // weighed at ~24 MiB
+	small := probed(t, bigBaseline(t, 64, 64))     // weighed at ~24 MiB
 	_, err := childRenderer(time.Minute, time.Minute).Render(context.Background(), data, small, photo.Options{})
 	if !errors.Is(err, photo.ErrTooComplex) && !errors.Is(err, photo.ErrCorrupt) {
 		t.Fatalf("got %v; want it stopped", err)
