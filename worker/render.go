@@ -257,7 +257,7 @@ func limitSelf(cpuSeconds, memLimit int64) error {
 			return fmt.Errorf("RLIMIT_CPU: %w", err)
 		}
 	}
-	if memLimit > 0 {
+	if memLimit > 0 && !raceBuild {
 		// On top of what the idle process has mapped: the Go runtime maps
 		// ~40 MB at start, nearly none of it resident.
 		limit := uint64(memLimit) + dataSegment()

@@ -103,6 +103,9 @@ func TestChildRendererStopsWithItsContext(t *testing.T) {
 // weight: the same 4:4:4 progressive frame, weighed as if it were a small
 // baseline one, cannot allocate its coefficients.
 func TestChildRendererHoldsTheRenderToItsWeight(t *testing.T) {
+	if worker.RaceBuild {
+		t.Skip("the race detector's shadow memory rules out a data-segment limit")
+	}
 	data := hostile.ProgressiveJPEG(6000, 4000, 0) // 24 MP: ~550 MiB to decode
 	small := probed(t, bigBaseline(t, 64, 64))     // weighed at ~24 MiB
 	_, err := childRenderer(time.Minute, time.Minute).Render(context.Background(), data, small, photo.Options{})
