@@ -112,11 +112,7 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 	if int64(len(data)) > s.cfg.MaxBytes {
 		return photo.Result{}, classifyRender(fmt.Errorf("%w: more than %d bytes", photo.ErrTooLarge, s.cfg.MaxBytes))
 	}
-	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
-	if err != nil {
-		return photo.Result{}, classifyRender(err)
-	}
-	info, err := photo.Probe(bytes.NewReader(data), format, s.cfg.MaxPixels)
+	info, err := photo.ProbeBytes(data, s.cfg.MaxPixels)
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}

@@ -33,11 +33,7 @@ func childRenderer(cpu, wall time.Duration) *worker.ChildRenderer {
 
 func probed(t *testing.T, data []byte) photo.Info {
 	t.Helper()
-	f, err := photo.Sniff(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := photo.Probe(bytes.NewReader(data), f, 0)
+	info, err := photo.ProbeBytes(data, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

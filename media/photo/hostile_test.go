@@ -58,11 +58,7 @@ func TestProbeFindsTheFrameAfterJunkAndAPPn(t *testing.T) {
 
 func probeBytes(t *testing.T, data []byte) Info {
 	t.Helper()
-	f, err := Sniff(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := Probe(bytes.NewReader(data), f, 0)
+	info, err := ProbeBytes(data, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package photo
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -153,6 +154,15 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 		info.DisplayWidth, info.DisplayHeight = info.Height, info.Width
 	}
 	return info, nil
+}
+
+// ProbeBytes sniffs and probes a photo held in memory.
+func ProbeBytes(data []byte, maxPixels int64) (Info, error) {
+	f, err := Sniff(data)
+	if err != nil {
+		return Info{}, err
+	}
+	return Probe(bytes.NewReader(data), f, maxPixels)
 }
 
 func decodeConfig(r io.Reader, f Format) (image.Config, error) {

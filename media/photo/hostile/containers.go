@@ -40,6 +40,25 @@ func InflatePNG(w, h int) []byte {
 	return b.Bytes()
 }
 
+// HeaderBombPNG is an RGB PNG header declaring w×h with a few rows of real
+// data: decoding it would need w·h·4 bytes; the header check must refuse it
+// first.
+func HeaderBombPNG(w, h uint32) []byte {
+	var b bytes.Buffer
+	b.WriteString("\x89PNG\r\n\x1a\n")
+	ihdr := binary.BigEndian.AppendUint32(nil, w)
+	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
+	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
+	pngChunk(&b, "IHDR", ihdr)
+	var z bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
+	zw.Write(make([]byte, 4*(1+3*int(min(w, 1<<16))))) // four zero rows
+	zw.Close()
+	pngChunk(&b, "IDAT", z.Bytes())
+	pngChunk(&b, "IEND", nil)
+	return b.Bytes()
+}
+
 func pngChunk(b *bytes.Buffer, typ string, data []byte) {
 	binary.Write(b, binary.BigEndian, uint32(len(data)))
 	crc := crc32.NewIEEE()

@@ -14,10 +14,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"compress/zlib"
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -62,7 +59,7 @@ func run(args []string) error {
 		}
 		w, _ := strconv.Atoi(args[2])
 		h, _ := strconv.Atoi(args[3])
-		out = pngBomb(uint32(w), uint32(h))
+		out = hostile.HeaderBombPNG(uint32(w), uint32(h))
 	case "zip":
 		out, err = smallZip()
 	case "hostile":
@@ -77,34 +74,6 @@ func run(args []string) error {
 		return err
 	}
 	return os.WriteFile(args[1], out, 0o644)
-}
-
-// pngBomb writes an RGB PNG header declaring w×h and a few rows of real data:
-// decoding it would need w·h·4 bytes, the header check must refuse it first.
-func pngBomb(w, h uint32) []byte {
-	var b bytes.Buffer
-	b.WriteString("\x89PNG\r\n\x1a\n")
-	ihdr := binary.BigEndian.AppendUint32(nil, w)
-	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
-	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
-	chunk(&b, "IHDR", ihdr)
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	zw.Write(make([]byte, 4*(1+3*int(min(w, 1<<16))))) // four zero rows
-	zw.Close()
-	chunk(&b, "IDAT", z.Bytes())
-	chunk(&b, "IEND", nil)
-	return b.Bytes()
-}
-
-func chunk(b *bytes.Buffer, typ string, data []byte) {
-	binary.Write(b, binary.BigEndian, uint32(len(data)))
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(data)
-	b.WriteString(typ)
-	b.Write(data)
-	binary.Write(b, binary.BigEndian, crc.Sum32())
 }
 
 func smallZip() ([]byte, error) {
