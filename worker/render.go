@@ -111,6 +111,7 @@ func (c *ChildRenderer) Render(ctx context.Context, data []byte, info photo.Info
 	defer cancel()
 	cmd := exec.CommandContext(wctx, c.Command[0], c.Command[1:]...)
 	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.SysProcAttr = childAttr()
 	cmd.Stdin = io.MultiReader(&req, bytes.NewReader(data))
 	var stdout bytes.Buffer
 	stderr := &headBuffer{max: 4 << 10}
