@@ -2,7 +2,6 @@ package api
 
 import (
 	"context"
-	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -35,7 +34,7 @@ func (s *Server) readyz(c *gin.Context) {
 			state := "ok"
 			if err := chk.Ping(ctx); err != nil {
 				state = "unavailable"
-				slog.WarnContext(ctx, "readiness check failed", "check", chk.Name, "err", err)
+				s.deps.Log.WarnContext(ctx, "readiness check failed", "check", chk.Name, "err", err)
 			}
 			mu.Lock()
 			results[chk.Name] = state

@@ -17,10 +17,9 @@ import (
 	"github.com/guidepost/guidepost/auth"
 )
 
-const requestIDKey = "request_id"
-
 // withRequestID reuses a sane X-Request-ID from the caller (a proxy or the
-// app) so one id follows a request across systems, else makes one.
+// app) so one id follows a request across systems, else makes one. The id
+// rides in the request's context, so services' log lines carry it too.
 func withRequestID(c *gin.Context) {
 	id := c.GetHeader("X-Request-ID")
 	if !validRequestID(id) {
@@ -28,7 +27,7 @@ func withRequestID(c *gin.Context) {
 		rand.Read(b)
 		id = hex.EncodeToString(b)
 	}
-	c.Set(requestIDKey, id)
+	c.Request = c.Request.WithContext(guidepost.WithRequestID(c.Request.Context(), id))
 	c.Header("X-Request-ID", id)
 	c.Next()
 }
@@ -45,7 +44,25 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func requestID(c *gin.Context) string { return c.GetString(requestIDKey) }
+func requestID(c *gin.Context) string { return guidepost.RequestID(c.Request.Context()) }
+
+const logKey = "log"
+
+// withLog makes the API's logger reachable from fail, which every handler
+// calls without a *Server.
+func withLog(log *slog.Logger) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		c.Set(logKey, log)
+		c.Next()
+	}
+}
+
+func logger(c *gin.Context) *slog.Logger {
+	if v, ok := c.Get(logKey); ok {
+		return v.(*slog.Logger)
+	}
+	return guidepost.Logger(nil)
+}
 
 // recoverPanics turns a panic into a logged 500 instead of a dropped
 // connection; the server keeps serving.
@@ -61,7 +78,8 @@ func recoverPanics(c *gin.Context) {
 	c.Next()
 }
 
-// accessLog writes one structured line per request.
+// accessLog writes one structured line per request; log's handler adds the
+// request id from the context.
 func accessLog(log *slog.Logger) gin.HandlerFunc {
 	return func(c *gin.Context) {
 		start := time.Now()
@@ -71,7 +89,6 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 			level = slog.LevelWarn
 		}
 		log.LogAttrs(c.Request.Context(), level, "request",
-			slog.String("request_id", requestID(c)),
 			slog.String("method", c.Request.Method),
 			slog.String("route", c.FullPath()),
 			slog.String("path", c.Request.URL.Path),

@@ -2,7 +2,6 @@ package api
 
 import (
 	"errors"
-	"log/slog"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -56,8 +55,7 @@ func fail(c *gin.Context, err error) {
 		status = http.StatusInternalServerError
 	}
 	if status >= 500 {
-		slog.ErrorContext(c.Request.Context(), "request failed",
-			"request_id", requestID(c), "route", c.FullPath(), "code", code, "err", err)
+		logger(c).ErrorContext(c.Request.Context(), "request failed", "route", c.FullPath(), "code", code, "err", err)
 	}
 	if status == http.StatusServiceUnavailable {
 		c.Header("Retry-After", "1")

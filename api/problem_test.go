@@ -20,11 +20,7 @@ import (
 // generic message: no driver text reaches a client.
 func TestInternalErrorsAreLoggedNotShown(t *testing.T) {
 	var logs bytes.Buffer
-	prev := slog.Default()
-	slog.SetDefault(slog.New(slog.NewJSONHandler(&logs, nil)))
-	defer slog.SetDefault(prev)
-
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.NewJSONHandler(&logs, nil)), Registry: prometheus.NewRegistry()})
 	s.engine.GET("/boom", func(c *gin.Context) {
 		fail(c, errors.New(`ERROR: relation "users" does not exist (SQLSTATE 42P01)`))
 	})
@@ -42,6 +38,9 @@ func TestInternalErrorsAreLoggedNotShown(t *testing.T) {
 		json.Unmarshal(rec.Body.Bytes(), &p)
 		if p.RequestID == "" || !strings.Contains(logs.String(), p.RequestID) {
 			t.Fatalf("%s: request id %q not in logs %s", path, p.RequestID, logs.String())
+		}
+		if !loggedWith(logs.String(), "request failed", p.RequestID) {
+			t.Fatalf("%s: no 'request failed' line with request id %q in %s", path, p.RequestID, logs.String())
 		}
 	}
 	rec := httptest.NewRecorder()
@@ -74,4 +73,15 @@ func TestLastKeyFindsTheOverflowingField(t *testing.T) {
 			t.Errorf("lastKey(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// loggedWith reports whether the JSON log holds a line msg carrying requestID.
+func loggedWith(log, msg, requestID string) bool {
+	for _, line := range strings.Split(log, "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(line), &rec) == nil && rec["msg"] == msg && rec["request_id"] == requestID {
+			return true
+		}
+	}
+	return false
 }

@@ -20,7 +20,7 @@ import (
 // Deps is what the API needs; main wires it. Every route is registered
 // whatever is set, so the contract test sees the whole surface.
 type Deps struct {
-	Log      *slog.Logger
+	Log      *slog.Logger // nil discards; lines logged with a request's context carry its request_id
 	Registry *prometheus.Registry
 	Auth     *auth.Service
 	Media    MediaService
@@ -50,7 +50,7 @@ func New(deps Deps) *Server {
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
 	e.HandleMethodNotAllowed = true
-	e.Use(withRequestID, metrics.handler, accessLog(deps.Log), recoverPanics)
+	e.Use(withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -62,6 +62,7 @@ func New(deps Deps) *Server {
 }
 
 func (d Deps) withDefaults() Deps {
+	d.Log = guidepost.Logger(d.Log)
 	if d.Clock == nil {
 		d.Clock = guidepost.SystemClock{}
 	}

@@ -1,6 +1,9 @@
 package config
 
 import (
+	"log/slog"
+	"os"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +18,7 @@ func TestDefaultsWorkLocally(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.HTTPAddr != "127.0.0.1:8080" || c.ShutdownTimeout != 20*time.Second || c.MaxUploadBytes != 25<<20 {
+	if c.HTTPAddr != "127.0.0.1:8080" || c.ShutdownTimeout != 20*time.Second || c.Media.MaxUploadBytes != 25<<20 {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
 	if err := c.CheckServe(); err != nil {
@@ -40,11 +43,15 @@ func TestProductionRefusesDevSecret(t *testing.T) {
 func TestBadValuesAreAllReported(t *testing.T) {
 	_, err := Parse(getenv(map[string]string{
 		"LOG_FORMAT": "xml", "WORKER_CONCURRENCY": "many", "SHUTDOWN_TIMEOUT": "soon", "JWT_SECRET": "short",
+		"LOG_LEVEL": "loud", "GUIDEPOST_ENV": "prod", "MAX_UPLOAD_BYTES": "lots", "MEDIA_ORPHAN_AGE": "-1h",
+		"GUIDES_CACHE": "maybe", "GUIDES_CACHE_LIKE_POLL": "0s", "GUIDES_CACHE_L1_MB": "0", "HTTP_MAX_INFLIGHT": "-3",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
-	for _, key := range []string{"LOG_FORMAT", "WORKER_CONCURRENCY", "SHUTDOWN_TIMEOUT", "JWT_SECRET"} {
+	for _, key := range []string{"LOG_FORMAT", "WORKER_CONCURRENCY", "SHUTDOWN_TIMEOUT", "JWT_SECRET",
+		"LOG_LEVEL", "GUIDEPOST_ENV", "MAX_UPLOAD_BYTES", "MEDIA_ORPHAN_AGE",
+		"GUIDES_CACHE=", "GUIDES_CACHE_LIKE_POLL", "GUIDES_CACHE_L1_MB", "HTTP_MAX_INFLIGHT"} {
 		if !strings.Contains(err.Error(), key) {
 			t.Errorf("error does not name %s: %v", key, err)
 		}
@@ -52,4 +59,104 @@ func TestBadValuesAreAllReported(t *testing.T) {
 	if strings.Contains(err.Error(), "short") {
 		t.Error("the secret's value leaked into the error")
 	}
+}
+
+func TestSectionsAndUnitsParse(t *testing.T) {
+	c, err := Parse(getenv(map[string]string{
+		"MAX_UPLOAD_BYTES": "10MiB", "MEDIA_PUBLIC_BASE_URL": "https://cdn.example.com/", "MEDIA_SWEEP_INTERVAL": "100ms",
+		"GUIDES_CACHE": "off", "GUIDES_CACHE_L1_MB": "8", "GUIDES_CACHE_MAX_TILE_GUIDES": "10",
+		"LOG_LEVEL": "warn", "LOG_FORMAT": "JSON", "SHUTDOWN_DRAIN_DELAY": "0s", "WORKER_METRICS_ADDR": "127.0.0.1:9090",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Media{MaxUploadBytes: 10 << 20, PublicBase: "https://cdn.example.com", SweepInterval: 100 * time.Millisecond,
+		PendingAge: 5 * time.Minute, OrphanAge: 24 * time.Hour}
+	if c.Media != want {
+		t.Errorf("media: %+v, want %+v", c.Media, want)
+	}
+	if c.Guides.Cache || c.Guides.L1Bytes != 8<<20 || c.Guides.MaxTileGuides != 10 || c.Guides.LikePoll != time.Second {
+		t.Errorf("guides: %+v", c.Guides)
+	}
+	if c.LogLevel != slog.LevelWarn || c.LogFormat != "json" || c.WorkerMetricsAddr != "127.0.0.1:9090" {
+		t.Errorf("logging: %v %q %q", c.LogLevel, c.LogFormat, c.WorkerMetricsAddr)
+	}
+	if n, err := Parse(getenv(map[string]string{"MAX_UPLOAD_BYTES": "26214400"})); err != nil || n.Media.MaxUploadBytes != 25<<20 {
+		t.Errorf("a bare byte count: %d %v", n.Media.MaxUploadBytes, err)
+	}
+}
+
+// The README's Configuration table is the operator's reference: one row
+// per variable Parse reads, no row for one it does not, and every default
+// written there as a value is the default Parse uses.
+func TestReadmeTableMatchesParse(t *testing.T) {
+	read := map[string]bool{}
+	defaults, err := Parse(func(k string) string { read[k] = true; return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := readmeTable(t)
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if seen[r.name] {
+			t.Errorf("README lists %s twice", r.name)
+		}
+		seen[r.name] = true
+		if !read[r.name] {
+			t.Errorf("README lists %s, which config does not read", r.name)
+		}
+		if r.def == "" {
+			continue
+		}
+		c, err := Parse(getenv(map[string]string{r.name: r.def}))
+		if err != nil || !reflect.DeepEqual(c, defaults) {
+			t.Errorf("README says %s defaults to %q; Parse disagrees (%v)", r.name, r.def, err)
+		}
+	}
+	for k := range read {
+		if !seen[k] {
+			t.Errorf("config reads %s, which the README's table does not list", k)
+		}
+	}
+}
+
+type readmeRow struct{ name, def string }
+
+// readmeTable returns the Configuration table's rows: the variable, and its
+// default when the README writes it as a value (`20s`), not in words. The
+// table must be one block: a blank line would split it in two on GitHub.
+func readmeTable(t *testing.T) []readmeRow {
+	raw, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(raw), "\n## Configuration\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	lines := strings.Split(section, "\n")
+	first, last := -1, -1
+	var rows []readmeRow
+	for i, line := range lines {
+		cells := strings.Split(line, "|")
+		if len(cells) < 4 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		last = i
+		r := readmeRow{name: strings.Trim(strings.TrimSpace(cells[1]), "`")}
+		if d := strings.TrimSpace(cells[2]); strings.HasPrefix(d, "`") {
+			r.def, _, _ = strings.Cut(d[1:], "`")
+		}
+		rows = append(rows, r)
+	}
+	if first < 0 {
+		t.Fatal("README.md has no Configuration table")
+	}
+	for _, line := range lines[first : last+1] {
+		if !strings.HasPrefix(line, "|") {
+			t.Errorf("README's Configuration table is split by %q", line)
+		}
+	}
+	return rows
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/guidepost/guidepost"
@@ -150,7 +149,7 @@ func (s *Service) fail(ctx context.Context, id string, te *TaskError) error {
 	if err := s.deps.Store.Fail(ctx, id, te.Reason, te.failure, s.deps.Clock.Now()); err != nil {
 		return transient(err)
 	}
-	slog.InfoContext(ctx, "media: photo failed", "media_id", id, "reason", te.Reason, "err", te.Err)
+	s.deps.Log.InfoContext(ctx, "media: photo failed", "media_id", id, "reason", te.Reason, "err", te.Err)
 	return te
 }
 
@@ -161,7 +160,7 @@ func (s *Service) giveUpIf(ctx context.Context, t DeriveTask, err error) error {
 		return err
 	}
 	if ferr := s.deps.Store.Fail(ctx, t.MediaID, reasonGaveUp, failGaveUp, s.deps.Clock.Now()); ferr != nil {
-		slog.ErrorContext(ctx, "media: could not fail a photo after its last try", "media_id", t.MediaID, "err", ferr)
+		s.deps.Log.ErrorContext(ctx, "media: could not fail a photo after its last try", "media_id", t.MediaID, "err", ferr)
 	}
 	return err
 }

@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"github.com/guidepost/guidepost"
@@ -90,6 +89,6 @@ func (s *Service) settle(ctx context.Context, use KeyUse, res UploadResult, fail
 		// request records its own answer), or the write failed and the key
 		// stays in flight until KeyLease passes; then a repeat takes it over
 		// and finds the photo by its SHA-256. Either way, still one photo.
-		slog.WarnContext(ctx, "media: could not record the Idempotency-Key outcome", "err", err)
+		s.deps.Log.WarnContext(ctx, "media: could not record the Idempotency-Key outcome", "err", err)
 	}
 }

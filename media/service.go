@@ -2,12 +2,14 @@ package media
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"time"
 
 	"github.com/google/uuid"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media/photo"
 )
 
@@ -89,6 +91,9 @@ type Deps struct {
 	Clock    Clock
 	Observer Observer // optional
 	Renderer Renderer // optional: InProcess
+	// Log receives the feature's lines; lines logged with a request's
+	// context carry its request_id. Nil discards.
+	Log *slog.Logger
 }
 
 // Service implements uploads, reads, derivation and sweeping.
@@ -111,6 +116,7 @@ func New(deps Deps, cfg Config) *Service {
 	if deps.Renderer == nil {
 		deps.Renderer = InProcess{}
 	}
+	deps.Log = guidepost.Logger(deps.Log)
 	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}
 	s.render = semaphore.NewWeighted(s.renderBudget())
 	return s

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 )
 
 // SweepReport counts what one sweep repaired.
@@ -73,7 +72,7 @@ func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 			if err := s.deps.Queue.Enqueue(ctx, m.ID); err != nil {
 				return err
 			}
-			slog.InfoContext(ctx, "media: sweeper queued a photo that had no live task", "media_id", m.ID, "status", m.Status)
+			s.deps.Log.InfoContext(ctx, "media: sweeper queued a photo that had no live task", "media_id", m.ID, "status", m.Status)
 			r.Requeued++
 		}
 		if err := s.deps.Store.Touch(ctx, m.ID, now); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/guidepost/guidepost"
@@ -188,7 +187,7 @@ func (s *Service) retry(ctx context.Context, in UploadInput, m Media) (UploadRes
 	if err != nil {
 		return UploadResult{}, err
 	}
-	slog.InfoContext(ctx, "media: a failed photo was uploaded again; retrying it", "media_id", m.ID, "reason", m.FailureReason)
+	s.deps.Log.InfoContext(ctx, "media: a failed photo was uploaded again; retrying it", "media_id", m.ID, "reason", m.FailureReason)
 	s.enqueue(ctx, m.ID)
 	return s.result(ctx, reset, Accepted)
 }
@@ -210,7 +209,7 @@ func (s *Service) enqueue(ctx context.Context, id string) {
 	qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
 	if err := s.deps.Queue.Enqueue(qctx, id); err != nil {
-		slog.WarnContext(ctx, "media: enqueue failed; the sweeper will queue it", "media_id", id, "err", err)
+		s.deps.Log.WarnContext(ctx, "media: enqueue failed; the sweeper will queue it", "media_id", id, "err", err)
 	}
 }
 
@@ -221,7 +220,7 @@ func (s *Service) discard(ctx context.Context, id string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	if err := s.deps.Blobs.Delete(dctx, OriginalKey(id)); err != nil {
-		slog.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "media_id", id, "err", err)
+		s.deps.Log.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "media_id", id, "err", err)
 	}
 }
 

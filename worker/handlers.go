@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
 )
 
@@ -34,6 +35,9 @@ func deriveHandler(d Deriver, m *Metrics) asynq.HandlerFunc {
 		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.MediaID == "" {
 			m.taskDone(t.Type(), "bad_payload", start)
 			return fmt.Errorf("%s: bad payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
+		}
+		if p.RequestID != "" {
+			ctx = guidepost.WithRequestID(ctx, p.RequestID)
 		}
 		retried, _ := asynq.GetRetryCount(ctx)
 		maxRetry, _ := asynq.GetMaxRetry(ctx)

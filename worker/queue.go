@@ -36,6 +36,9 @@ const (
 
 type derivePayload struct {
 	MediaID string `json:"media_id"`
+	// RequestID is the request that queued the task, if any: the worker's
+	// lines about the photo then name the upload that caused them.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // Queue is the asynq implementation of media.Queue.
@@ -58,7 +61,7 @@ func NewQueue(rdb redis.UniversalClient) *Queue {
 // success: that task is deleted and the new one queued, or a failed photo
 // uploaded again would never run.
 func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
-	payload, err := json.Marshal(derivePayload{MediaID: mediaID})
+	payload, err := json.Marshal(derivePayload{MediaID: mediaID, RequestID: guidepost.RequestID(ctx)})
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
 )
 
 // queueCollector reads queue sizes and latency from Redis at scrape time:
@@ -15,16 +17,19 @@ import (
 // every one sees the same numbers.
 type queueCollector struct {
 	inspector *asynq.Inspector
+	log       *slog.Logger
 	queues    []string
 	size      *prometheus.Desc
 	latency   *prometheus.Desc
 }
 
 // RegisterQueueMetrics exports guidepost_queue_size{queue,state} and
-// guidepost_queue_latency_seconds{queue} on reg, once per registry.
-func RegisterQueueMetrics(reg prometheus.Registerer, rdb redis.UniversalClient) {
+// guidepost_queue_latency_seconds{queue} on reg, once per registry. A
+// nil log discards.
+func RegisterQueueMetrics(reg prometheus.Registerer, rdb redis.UniversalClient, log *slog.Logger) {
 	c := &queueCollector{
 		inspector: asynq.NewInspectorFromRedisClient(rdb),
+		log:       guidepost.Logger(log),
 		queues:    []string{QueueMedia},
 		size: prometheus.NewDesc("guidepost_queue_size",
 			"Tasks in the queue by state (pending, active, scheduled, retry, archived, completed).", []string{"queue", "state"}, nil),
@@ -51,7 +56,7 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 			info, err = &asynq.QueueInfo{Queue: q}, nil
 		}
 		if err != nil {
-			slog.Debug("queue metrics: cannot read the queue", "queue", q, "err", err)
+			c.log.Debug("queue metrics: cannot read the queue", "queue", q, "err", err)
 			continue
 		}
 		for state, n := range map[string]int{

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/media/photo"
 )
@@ -50,7 +51,7 @@ type ChildRenderer struct {
 	Env     []string // added to this process's environment
 	CPU     time.Duration
 	Wall    time.Duration
-	Log     *slog.Logger
+	Log     *slog.Logger // nil discards
 }
 
 var _ media.Renderer = (*ChildRenderer)(nil)
@@ -162,12 +163,7 @@ func (c *ChildRenderer) childFailed(ctx, wctx context.Context, err error, stderr
 	return fmt.Errorf("render child: %w: %s", err, firstLine(stderr))
 }
 
-func (c *ChildRenderer) log() *slog.Logger {
-	if c.Log != nil {
-		return c.Log
-	}
-	return slog.Default()
-}
+func (c *ChildRenderer) log() *slog.Logger { return guidepost.Logger(c.Log) }
 
 // outOfMemory tells a child that ran into its data limit: the Go runtime
 // says "out of memory", or faults on a mapping it could not make.

@@ -145,7 +145,7 @@ func TestQueueDedupesByMediaID(t *testing.T) {
 func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 	s := newStack(t)
 	m := worker.NewMetrics(s.reg)
-	worker.RegisterQueueMetrics(s.reg, s.rdb)
+	worker.RegisterQueueMetrics(s.reg, s.rdb, nil)
 	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{})
 	s.run(t, svc, m, nil)
 

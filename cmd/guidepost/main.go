@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -52,7 +53,6 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		return err
 	}
 	log := newLogger(cfg, stdout)
-	slog.SetDefault(log)
 	switch args[0] {
 	case "serve":
 		return serve(ctx, cfg, log)
@@ -73,14 +73,14 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	}
 }
 
+// newLogger is the process's one logger, handed to every component; no
+// package logs through slog's global default. Lines logged with a request's
+// context carry its request_id.
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(cfg.LogLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	opts := &slog.HandlerOptions{Level: level}
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if cfg.LogFormat == "json" {
-		return slog.New(slog.NewJSONHandler(w, opts))
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.New(slog.NewTextHandler(w, opts))
+	return slog.New(guidepost.LogHandler(h))
 }

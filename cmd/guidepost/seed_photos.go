@@ -9,7 +9,6 @@ import (
 	"image/jpeg"
 	"io"
 	"math"
-	"os"
 
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/guides"
@@ -30,11 +29,7 @@ func seedDemoPhotos(ctx context.Context, cfg config.Config, ownerID string, stdo
 		return err
 	}
 	defer a.Close()
-	ms, err := loadMediaSettings(os.Getenv)
-	if err != nil {
-		return err
-	}
-	mediaSvc := a.mediaService(ms, nil)
+	mediaSvc := a.mediaService(nil)
 	guideSvc := guides.NewService(gsql.NewGuides(a.db), a.clock, guides.CursorKey(cfg.JWTSecret), mediaSvc)
 	ids, err := gsql.DemoGuideIDs(ctx, a.db, ownerID, demoPhotoCount)
 	if err != nil {

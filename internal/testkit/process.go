@@ -53,7 +53,7 @@ func RepoRoot(t testing.TB) string {
 type Process struct {
 	Cmd    *exec.Cmd
 	URL    string // http://HTTP_ADDR when it serves HTTP
-	output *syncBuffer
+	output *SyncBuffer
 	done   chan struct{}
 }
 
@@ -66,7 +66,7 @@ func Start(t testing.TB, env []string, addr string, args ...string) *Process {
 	if addr != "" {
 		cmd.Env = append(cmd.Env, "HTTP_ADDR="+addr)
 	}
-	p := &Process{Cmd: cmd, output: &syncBuffer{}, done: make(chan struct{})}
+	p := &Process{Cmd: cmd, output: &SyncBuffer{}, done: make(chan struct{})}
 	cmd.Stdout, cmd.Stderr = p.output, p.output
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -123,18 +123,20 @@ func (p *Process) Exited() <-chan struct{} { return p.done }
 // Output is everything the process printed so far.
 func (p *Process) Output() string { return p.output.String() }
 
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer that goroutines may write while a test reads
+// it: a process's output, a logger's lines.
+type SyncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
-func (s *syncBuffer) Write(p []byte) (int, error) {
+func (s *SyncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.Write(p)
 }
 
-func (s *syncBuffer) String() string {
+func (s *SyncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()

@@ -24,6 +24,7 @@ const (
 	RedisDBCache    = 7
 	RedisDBSQL      = 8
 	RedisDBE2EFault = 9
+	RedisDBCmd      = 10
 )
 
 // RedisURL returns the shared server's URL for db, emptied first.

@@ -76,7 +76,7 @@ func defaultConfig() Config {
 		StepsOn:      "nearby", StepLen: 30 * time.Second, StepStart: 5, StepMax: 640,
 		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
 		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
-		Log: slog.Default(),
+		Log: slog.New(slog.DiscardHandler),
 	}
 }
 
@@ -122,7 +122,7 @@ func (c *Config) resolve() error {
 	}
 	c.Users = max(c.Users, minUsers, c.VUs)
 	if c.Log == nil {
-		c.Log = slog.Default()
+		c.Log = slog.New(slog.DiscardHandler)
 	}
 	return c.validate(d)
 }

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/config"
+	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
+	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
+)
+
+// The implementations the features consume, checked at compile time.
+var (
+	_ media.Blobs      = (*objstore.S3)(nil)
+	_ media.Store      = (*gsql.Media)(nil)
+	_ media.Keys       = (*gsql.IdempotencyKeys)(nil)
+	_ media.Queue      = (*worker.Queue)(nil)
+	_ worker.Locker    = (*gsql.Media)(nil)
+	_ api.MediaService = (*media.Service)(nil)
+	_ guides.Store     = (*gsql.Guides)(nil)
+	_ guides.Store     = (*cache.Guides)(nil)
+	_ cache.TileSource = (*gsql.Guides)(nil)
+	_ api.GuideService = (*guides.Service)(nil)
+	_ guides.MediaURLs = (*media.Service)(nil)
+)
+
+// app holds the process-wide dependencies every subcommand shares.
+type app struct {
+	cfg      config.Config
+	log      *slog.Logger
+	clock    guidepost.Clock
+	registry *prometheus.Registry
+	db       *gsql.DB
+	redis    *redis.Client
+	blobs    *objstore.S3
+}
+
+// open connects to PostgreSQL, Redis and S3, failing with one line that
+// names the first dependency that cannot be reached.
+func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error) {
+	a := &app{cfg: cfg, log: log, clock: guidepost.SystemClock{}, registry: prometheus.NewRegistry()}
+	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	var err error
+	if a.db, err = gsql.Open(ctx, cfg.DatabaseURL); err != nil {
+		return nil, err
+	}
+	a.db.Register(a.registry)
+	if a.redis, err = openRedis(ctx, cfg.RedisURL); err != nil {
+		a.Close()
+		return nil, err
+	}
+	a.blobs = objstore.New(objstore.Config{
+		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+	})
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := a.blobs.Ping(pctx); err != nil {
+		a.Close()
+		return nil, fmt.Errorf("s3: cannot reach bucket %q at %s: %v", cfg.S3Bucket, cfg.S3Endpoint, err)
+	}
+	return a, nil
+}
+
+func openRedis(ctx context.Context, url string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redis: bad REDIS_URL: %w", err)
+	}
+	opt.DialTimeout = 2 * time.Second
+	// Reads and writes answer fast or not at all: the cache falls back to
+	// PostgreSQL rather than stall a request on a sick Redis.
+	opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second
+	client := redis.NewClient(opt)
+	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := client.Ping(pctx).Err(); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("redis: cannot reach %s: %w", opt.Addr, err)
+	}
+	return client, nil
+}
+
+// Close releases pools in reverse order of opening.
+func (a *app) Close() {
+	if a.redis != nil {
+		a.redis.Close()
+	}
+	if a.db != nil {
+		a.db.Close()
+	}
+}
+
+// logFor is the logger a component gets: the process's, naming the
+// component on every line.
+func (a *app) logFor(service string) *slog.Logger { return a.log.With("service", service) }
+
+// checks are what /readyz reports.
+func (a *app) checks() []api.Check {
+	return []api.Check{
+		{Name: "postgres", Ping: a.db.Ping},
+		{Name: "redis", Ping: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }},
+		{Name: "s3", Ping: a.blobs.Ping},
+	}
+}
+
+// wireAPI builds the feature services the API serves, and the queue gauges
+// the load-test tool reads from the API's /metrics. The returned stop ends
+// whatever background work they started, and waits for it.
+func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
+	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
+	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock)
+	mediaSvc := a.mediaService(nil)
+	deps.Media = mediaSvc
+	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
+	store, stop := a.guideStore(ctx)
+	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc)
+	return stop
+}
+
+// mediaService builds the feature on the app's pools. The API and the worker
+// each build one; they share nothing in memory, only PostgreSQL, S3 and Redis.
+func (a *app) mediaService(obs media.Observer) *media.Service {
+	m := a.cfg.Media
+	return media.New(media.Deps{
+		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
+		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
+		Renderer: a.childRenderer(),
+	}, media.Config{
+		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
+		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
+	})
+}
+
+// childRenderer renders each photo in a child process of this binary, which
+// the worker can kill and hold to a CPU and memory limit; in process only
+// if the binary cannot find itself.
+func (a *app) childRenderer() media.Renderer {
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}, Log: a.logFor("render")}
+}
+
+// guideStore is the PostgreSQL store, behind the nearby/viewport cache
+// unless GUIDES_CACHE=off. The returned stop ends the cache's version feed
+// and waits for it.
+func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func()) {
+	store := gsql.NewGuides(a.db)
+	g := a.cfg.Guides
+	if !g.Cache {
+		return store, func() {}
+	}
+	c := cache.New(store, store, cache.Options{
+		Redis: a.redis, Registerer: a.registry, Log: a.logFor("cache"),
+		LikePoll: g.LikePoll, RefreshAfter: g.RefreshAfter, MaxAge: g.MaxAge, RedisTimeout: g.RedisTimeout,
+		L1Bytes: g.L1Bytes, MaxTileGuides: g.MaxTileGuides,
+	})
+	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { c.Run(cctx) })
+	return c, func() { cancel(); wg.Wait() }
+}

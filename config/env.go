@@ -1,0 +1,124 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// env reads variables through the injected getenv and collects every bad
+// value, so one start reports them all. An unset or empty variable takes
+// its default; an error names the variable, its value and what it wants.
+type env struct {
+	get  func(string) string
+	errs []error
+}
+
+func (e *env) str(key, def string) string {
+	if v := e.get(key); v != "" {
+		return v
+	}
+	return def
+}
+
+// integer wants a whole number of at least min.
+func (e *env) integer(key string, def, min int) int {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < min {
+		e.fail(key, v, fmt.Sprintf("want an integer of at least %d", min))
+		return def
+	}
+	return n
+}
+
+// duration wants a Go duration of at least min.
+func (e *env) duration(key string, def, min time.Duration) time.Duration {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d < min {
+		want := "a duration such as 20s"
+		if min > 0 {
+			want = "a positive duration such as 20s"
+		}
+		e.fail(key, v, "want "+want)
+		return def
+	}
+	return d
+}
+
+// byteUnits are the suffixes bytes accepts, binary as the README states
+// sizes; a bare number counts bytes.
+var byteUnits = []struct {
+	suffix string
+	shift  uint
+}{{"GiB", 30}, {"MiB", 20}, {"KiB", 10}}
+
+// bytes wants a positive size: 26214400 or 25MiB.
+func (e *env) bytes(key string, def int64) int64 {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
+	num, shift := v, uint(0)
+	for _, u := range byteUnits {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			num, shift = n, u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
+	if err != nil || n <= 0 || n > (1<<62)>>shift {
+		e.fail(key, v, "want a positive size in bytes, or with KiB, MiB or GiB")
+		return def
+	}
+	return n << shift
+}
+
+// boolean wants on/off (true/false and 1/0 also do).
+func (e *env) boolean(key string, def bool) bool {
+	switch v := e.get(key); strings.ToLower(v) {
+	case "":
+		return def
+	case "on", "true", "1":
+		return true
+	case "off", "false", "0":
+		return false
+	default:
+		e.fail(key, v, "want on or off")
+		return def
+	}
+}
+
+// oneOf wants one of allowed, in any case; it returns the lower-case form.
+func (e *env) oneOf(key, def string, allowed ...string) string {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
+	for _, a := range allowed {
+		if strings.EqualFold(v, a) {
+			return a
+		}
+	}
+	e.fail(key, v, "want "+orList(allowed))
+	return def
+}
+
+func orList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+func (e *env) fail(key, value, why string) {
+	e.errs = append(e.errs, fmt.Errorf("config: %s=%q: %s", key, value, why))
+}
