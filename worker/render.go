@@ -48,7 +48,7 @@ const (
 // with the memory it stood for.
 type ChildRenderer struct {
 	Command []string // the binary and its arguments, ending in RenderChildCommand
-	Env     []string // added to this process's environment
+	Env     []string // the child's environment, besides the runtime's own variables
 	CPU     time.Duration
 	Wall    time.Duration
 	Log     *slog.Logger // nil discards
@@ -111,7 +111,7 @@ func (c *ChildRenderer) Render(ctx context.Context, data []byte, info photo.Info
 	wctx, cancel := context.WithTimeout(ctx, wall)
 	defer cancel()
 	cmd := exec.CommandContext(wctx, c.Command[0], c.Command[1:]...)
-	cmd.Env = append(os.Environ(), c.Env...)
+	cmd.Env = append(childEnv(), c.Env...)
 	cmd.SysProcAttr = childAttr()
 	cmd.Stdin = io.MultiReader(&req, bytes.NewReader(data))
 	var stdout bytes.Buffer
@@ -174,6 +174,21 @@ func outOfMemory(stderr string) bool {
 		}
 	}
 	return false
+}
+
+// childEnv passes a render child only what the Go runtime and a native
+// libheif read: the child parses hostile bytes, and has no use for the
+// database URL, the S3 keys or the JWT secret.
+func childEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "PATH", "TMPDIR", "LD_LIBRARY_PATH", "GODEBUG", "GOMAXPROCS", "GOTRACEBACK":
+			env = append(env, kv)
+		}
+	}
+	return env
 }
 
 func killed(err error) bool {

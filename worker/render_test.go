@@ -22,6 +22,9 @@ const childEnv = "GUIDEPOST_TEST_RENDER_CHILD"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
+		if os.Getenv("GUIDEPOST_TEST_ENV_PROBE") != "" || os.Getenv("JWT_SECRET") != "" {
+			os.Exit(3) // a variable the parent did not mean to pass
+		}
 		os.Exit(worker.RenderChild(os.Stdin, os.Stdout))
 	}
 	os.Exit(m.Run())
@@ -71,6 +74,16 @@ func TestChildRendererRendersLikeInProcess(t *testing.T) {
 // complex; the render returns only after the child is gone. The scan bomb
 // is made with few enough scans to pass Probe's own limit only because
 // the test calls the renderer directly.
+// The child sees none of the worker's secrets.
+func TestChildRendererPassesNoSecrets(t *testing.T) {
+	t.Setenv("JWT_SECRET", "do-not-leak")
+	t.Setenv("GUIDEPOST_TEST_ENV_PROBE", "1")
+	data := readPhoto(t, "photo.jpg")
+	if _, err := childRenderer(0, 0).Render(context.Background(), data, probed(t, data), photo.Options{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestChildRendererKillsASlowDecode(t *testing.T) {
 	data := hostile.ProgressiveJPEG(4000, 3000, 2000) // ~5 s of CPU in image/jpeg
 	info := probedUnchecked(t, data)
