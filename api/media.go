@@ -3,15 +3,12 @@ package api
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"io"
 	"io/fs"
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"os"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -27,6 +24,7 @@ import (
 type MediaService interface {
 	UploadLimit() int64
 	CheckSize(declared int64) error
+	Spool(body io.Reader) (*media.Spooled, error)
 	Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error)
 	Get(ctx context.Context, id, viewerID string) (media.View, error)
 }
@@ -87,8 +85,8 @@ func nullable(s string) *string {
 	return &s
 }
 
-// uploadMedia streams the multipart body to a temporary file while hashing
-// it, then hands the file to the service. A declared Content-Length over
+// uploadMedia hands the multipart body's file part to the service, which
+// spools and hashes it, then asks it to store the photo. A declared Content-Length over
 // the limit is refused before a byte is read; an undeclared one is cut off
 // by MaxBytesReader.
 func (s *Server) uploadMedia(c *gin.Context) {
@@ -105,11 +103,10 @@ func (s *Server) uploadMedia(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	defer up.remove()
+	defer up.Close()
 	ctx := c.Request.Context()
 	res, err := svc.Upload(ctx, media.UploadInput{
-		OwnerID: auth.UserID(ctx), File: up.file, Size: up.size, SHA256: up.sha256,
-		IdempotencyKey: c.GetHeader("Idempotency-Key"),
+		OwnerID: auth.UserID(ctx), File: up, IdempotencyKey: c.GetHeader("Idempotency-Key"),
 	})
 	if err != nil {
 		fail(c, err)
@@ -139,38 +136,24 @@ func (s *Server) getMedia(c *gin.Context) {
 	c.JSON(http.StatusOK, toMediaJSON(v))
 }
 
-// spooled is an upload's file part, on disk under a name of our making.
-type spooled struct {
-	file   *os.File
-	size   int64
-	sha256 string
-}
-
-func (sp *spooled) remove() {
-	sp.file.Close()
-	os.Remove(sp.file.Name())
-}
-
 // receiveFile reads the multipart body: exactly one part named "file";
 // other form fields are skipped, another file part is refused.
-func receiveFile(r *http.Request, svc MediaService) (*spooled, error) {
+func receiveFile(r *http.Request, svc MediaService) (*media.Spooled, error) {
 	mr, err := multipartReader(r)
 	if err != nil {
 		return nil, err
 	}
-	var got *spooled
+	var got *media.Spooled
 	for {
 		part, err := mr.NextPart()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err == nil {
-			got, err = receivePart(part, got)
+			got, err = receivePart(part, got, svc)
 		}
 		if err != nil {
-			if got != nil {
-				got.remove()
-			}
+			got.Close()
 			return nil, bodyError(r, err, svc)
 		}
 	}
@@ -182,11 +165,11 @@ func receiveFile(r *http.Request, svc MediaService) (*spooled, error) {
 
 // receivePart spools the first "file" part, skips plain fields, and refuses
 // any other file part, naming its field.
-func receivePart(part *multipart.Part, got *spooled) (*spooled, error) {
+func receivePart(part *multipart.Part, got *media.Spooled, svc MediaService) (*media.Spooled, error) {
 	name := part.FormName()
 	switch {
 	case name == "file" && got == nil:
-		return spool(part)
+		return svc.Spool(part)
 	case name == "file":
 		return got, fileError("must hold exactly one file: send one photo per request")
 	case part.FileName() != "":
@@ -196,10 +179,8 @@ func receivePart(part *multipart.Part, got *spooled) (*spooled, error) {
 	return got, err
 }
 
-// ioChunk sizes the buffers on both sides of the spool. multipart hands
-// out at most 4 KB a read; without them a 4 MB photo costs about a thousand
-// read and a thousand write syscalls, which profiling showed to be most of
-// an upload's CPU.
+// ioChunk sizes the read buffer under the multipart reader (which hands
+// out at most 4 KB a read): see media.Spool for the other side.
 const ioChunk = 256 << 10
 
 // multipartReader is http.Request.MultipartReader over a large read buffer.
@@ -209,26 +190,6 @@ func multipartReader(r *http.Request) (*multipart.Reader, error) {
 		return nil, fileError("must be sent as multipart/form-data")
 	}
 	return multipart.NewReader(bufio.NewReaderSize(r.Body, ioChunk), params["boundary"]), nil
-}
-
-// spool copies a part to a temporary file, hashing it on the way.
-func spool(part io.Reader) (*spooled, error) {
-	f, err := os.CreateTemp("", "guidepost-upload-*")
-	if err != nil {
-		return nil, err
-	}
-	h := sha256.New()
-	w := bufio.NewWriterSize(f, ioChunk)
-	n, err := io.Copy(io.MultiWriter(w, h), part)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return nil, err
-	}
-	return &spooled{file: f, size: n, sha256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
 // bodyError tells an oversized body (413), a client that went away and a

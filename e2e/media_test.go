@@ -112,7 +112,8 @@ type mediaDoc struct {
 type mediaProblem struct {
 	Type   string `json:"type"`
 	Errors []struct {
-		Field string `json:"field"`
+		Field   string `json:"field"`
+		Message string `json:"message"`
 	} `json:"errors"`
 }
 

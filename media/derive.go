@@ -104,13 +104,14 @@ func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
 // the render will need. That comes from the header of the downloaded bytes
 // (photo.Info.RenderMemory), not from the row's pixel count: a progressive
 // JPEG or a HEIC decoded in WebAssembly needs three to seven times what a
-// baseline JPEG of the same size does.
+// baseline JPEG of the same size does. The photo is probed once, here; the
+// renderer gets the probe and the weight, which a render in a child process
+// takes as its memory limit.
 func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result, error) {
-	format, err := photo.Sniff(data[:min(len(data), photo.SniffLen)])
-	if err != nil {
-		return photo.Result{}, classifyRender(err)
+	if int64(len(data)) > s.cfg.MaxBytes {
+		return photo.Result{}, classifyRender(fmt.Errorf("%w: more than %d bytes", photo.ErrTooLarge, s.cfg.MaxBytes))
 	}
-	info, err := photo.Probe(bytes.NewReader(data), format, s.cfg.MaxPixels)
+	info, err := photo.ProbeBytes(data, s.cfg.MaxPixels)
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}
@@ -118,11 +119,11 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 	if err := s.render.Acquire(ctx, weight); err != nil {
 		return photo.Result{}, transient(err)
 	}
+	// Released only once Render has returned: a renderer that cannot stop
+	// its decoder must not return before the decoder's memory is free.
 	defer s.render.Release(weight)
 	start := time.Now()
-	res, err := photo.Render(ctx, bytes.NewReader(data), format, photo.Options{
-		MaxPixels: s.cfg.MaxPixels, MaxBytes: s.cfg.MaxBytes, Stage: s.deps.Observer.ObserveStage,
-	})
+	res, err := s.deps.Renderer.Render(ctx, data, info, photo.Options{Stage: s.deps.Observer.ObserveStage})
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}
@@ -134,7 +135,11 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 // memory estimate in MiB, at most the whole budget, so that a photo larger
 // than the budget runs alone instead of never.
 func (s *Service) renderWeight(info photo.Info) int64 {
-	return min((info.RenderMemory()+1<<20-1)>>20, s.renderBudget())
+	need := info.RenderMemory()
+	if w, ok := s.deps.Renderer.(interface{ Weight(photo.Info) int64 }); ok {
+		need = w.Weight(info) // a renderer's own cost, a child process's
+	}
+	return min((need+1<<20-1)>>20, s.renderBudget())
 }
 
 // fail records a permanent failure on the row and returns te. If the row

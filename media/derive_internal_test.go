@@ -42,11 +42,7 @@ func heicHeader(t *testing.T, w, h int) []byte {
 
 func probe(t *testing.T, data []byte) photo.Info {
 	t.Helper()
-	f, err := photo.Sniff(data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	info, err := photo.Probe(bytes.NewReader(data), f, 0)
+	info, err := photo.ProbeBytes(data, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

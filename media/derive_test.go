@@ -5,17 +5,19 @@ import (
 	"context"
 	"image/jpeg"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost/media"
+	mphoto "github.com/guidepost/guidepost/media/photo"
 )
 
 func accepted(t *testing.T, e *env, name string) media.Media {
 	t.Helper()
-	res, err := e.svc.Upload(context.Background(), input(alice, photo(t, name), ""))
+	res, err := e.svc.Upload(context.Background(), input(t, alice, photo(t, name), ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func TestSweepDeletesOrphansAfterADay(t *testing.T) {
 	kept := accepted(t, e, "photo.jpg")
 	orphan := uuid.Must(uuid.NewV7()).String()
 	data := photo(t, "photo.png")
-	e.blobs.Put(ctx, media.OriginalKey(orphan), bytes.NewReader(data), int64(len(data)), "image/png", input("", data, "").SHA256)
+	e.blobs.Put(ctx, media.OriginalKey(orphan), bytes.NewReader(data), int64(len(data)), "image/png", sha(data))
 	e.blobs.objects["media/not-an-id/original"] = []byte("x")
 
 	e.clock.Add(23 * time.Hour)
@@ -144,5 +146,32 @@ func TestSweepDeletesOrphansAfterADay(t *testing.T) {
 	want := []string{media.OriginalKey(kept.ID), "media/not-an-id/original"}
 	if got := e.blobs.keys(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("objects left: %v", got)
+	}
+}
+
+// recordingRenderer renders in process and keeps the Info it was given.
+type recordingRenderer struct {
+	mu    sync.Mutex
+	infos []mphoto.Info
+}
+
+func (r *recordingRenderer) Render(ctx context.Context, data []byte, info mphoto.Info, opts mphoto.Options) (mphoto.Result, error) {
+	r.mu.Lock()
+	r.infos = append(r.infos, info)
+	r.mu.Unlock()
+	return media.InProcess{}.Render(ctx, data, info, opts)
+}
+
+// A derive probes the photo once and hands that probe to the renderer,
+// which renders from it without probing again.
+func TestDeriveHandsItsProbeToTheRenderer(t *testing.T) {
+	rr := &recordingRenderer{}
+	e := newEnvWith(media.Config{}, func(d *media.Deps) { d.Renderer = rr })
+	m := accepted(t, e, "orient-6.jpg")
+	if err := e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rr.infos) != 1 || rr.infos[0].Width != 160 || rr.infos[0].Orientation != 6 {
+		t.Fatalf("renderer got %+v", rr.infos)
 	}
 }

@@ -84,6 +84,7 @@ const (
 	failSize      = "The file is too large. Please upload a smaller photo."
 	failMissing   = "The uploaded file was lost before it could be processed. Please upload it again."
 	failGaveUp    = "We could not process this photo. Please upload it again."
+	failComplex   = "The photo is coded in a way that takes too long or too much memory to read. Please export it again as a standard JPEG, PNG or HEIC."
 	reasonGaveUp  = "gave_up"
 	reasonMissing = "missing_original"
 
@@ -91,6 +92,7 @@ const (
 	reasonUnsupported = "unsupported"
 	reasonPixels      = "too_many_pixels"
 	reasonSize        = "too_large"
+	reasonComplex     = "too_complex"
 )
 
 // reuploadHelps reports whether uploading the same bytes again can make a
@@ -100,7 +102,7 @@ const (
 // the bytes, and the owner was asked to upload the photo again.
 func reuploadHelps(reason string) bool {
 	switch reason {
-	case reasonCorrupt, reasonUnsupported, reasonPixels, reasonSize:
+	case reasonCorrupt, reasonUnsupported, reasonPixels, reasonSize, reasonComplex:
 		return false
 	}
 	return true
@@ -121,6 +123,8 @@ func classifyRender(err error) *TaskError {
 		return permanent(reasonPixels, failPixels)
 	case errors.Is(err, photo.ErrTooLarge):
 		return permanent(reasonSize, failSize)
+	case errors.Is(err, photo.ErrTooComplex):
+		return permanent(reasonComplex, failComplex)
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return &TaskError{Reason: "canceled", Err: err}
 	}

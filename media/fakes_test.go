@@ -328,7 +328,10 @@ type env struct {
 	clock *clock
 }
 
-func newEnv(cfg media.Config) *env {
+func newEnv(cfg media.Config) *env { return newEnvWith(cfg, nil) }
+
+// newEnvWith lets a test change the deps before the service is built.
+func newEnvWith(cfg media.Config, change func(*media.Deps)) *env {
 	e := &env{
 		store: &fakeStore{rows: map[string]media.Media{}},
 		keys:  &fakeKeys{uses: map[string]media.KeyUse{}},
@@ -336,6 +339,10 @@ func newEnv(cfg media.Config) *env {
 		queue: &fakeQueue{queued: map[string]int{}, states: map[string]media.TaskState{}},
 		clock: &clock{now: time.Now()},
 	}
-	e.svc = media.New(media.Deps{Store: e.store, Keys: e.keys, Blobs: e.blobs, Queue: e.queue, Clock: e.clock}, cfg)
+	deps := media.Deps{Store: e.store, Keys: e.keys, Blobs: e.blobs, Queue: e.queue, Clock: e.clock}
+	if change != nil {
+		change(&deps)
+	}
+	e.svc = media.New(deps, cfg)
 	return e
 }

@@ -38,7 +38,7 @@ func checkKey(key string) error {
 // releases its key so the client can retry it, as Stripe does.
 func (s *Service) storeOnce(ctx context.Context, in UploadInput, info photo.Info) (UploadResult, error) {
 	now := s.deps.Clock.Now()
-	use := KeyUse{OwnerID: in.OwnerID, Scope: uploadScope, Key: in.IdempotencyKey, Fingerprint: in.SHA256, At: now}
+	use := KeyUse{OwnerID: in.OwnerID, Scope: uploadScope, Key: in.IdempotencyKey, Fingerprint: in.File.sha256, At: now}
 	held, claimed, err := s.deps.Keys.Claim(ctx, use, now.Add(-s.cfg.KeyLease), now.Add(-s.cfg.KeyTTL))
 	if err != nil {
 		return UploadResult{}, err

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // Store keeps the media rows. Methods answer in the guidepost error
@@ -117,3 +118,19 @@ type Observer interface {
 type noObserver struct{}
 
 func (noObserver) ObserveStage(string, time.Duration) {}
+
+// Renderer runs photo.RenderProbed on a photo probed by the service. The
+// default runs it in this process, where image/jpeg and the HEIC decoder
+// cannot be interrupted; the worker runs it in a child process it can kill
+// (worker.ChildRenderer). It must not return before the render's memory is
+// free: the decode semaphore's weight is released when it returns.
+type Renderer interface {
+	Render(ctx context.Context, data []byte, info photo.Info, opts photo.Options) (photo.Result, error)
+}
+
+// InProcess renders in the calling goroutine.
+type InProcess struct{}
+
+func (InProcess) Render(ctx context.Context, data []byte, info photo.Info, opts photo.Options) (photo.Result, error) {
+	return photo.RenderProbed(ctx, data, info, opts)
+}

@@ -90,6 +90,7 @@ type Deps struct {
 	Queue    Queue
 	Clock    Clock
 	Observer Observer // optional
+	Renderer Renderer // optional: InProcess
 	// Log receives the feature's lines; lines logged with a request's
 	// context carry its request_id. Nil discards.
 	Log *slog.Logger
@@ -111,6 +112,9 @@ func New(deps Deps, cfg Config) *Service {
 	cfg.defaults()
 	if deps.Observer == nil {
 		deps.Observer = noObserver{}
+	}
+	if deps.Renderer == nil {
+		deps.Renderer = InProcess{}
 	}
 	deps.Log = guidepost.Logger(deps.Log)
 	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}

@@ -10,13 +10,11 @@ import (
 	"github.com/guidepost/guidepost/media/photo"
 )
 
-// UploadInput is an upload as the API received it: the body already spooled
-// somewhere seekable, its size and SHA-256 computed while it streamed in.
+// UploadInput is an upload as the API received it: the body spooled by
+// Spool, which measured and hashed it.
 type UploadInput struct {
 	OwnerID        string
-	File           io.ReadSeeker
-	Size           int64
-	SHA256         string // hex
+	File           *Spooled
 	IdempotencyKey string // "" when the client sent none
 }
 
@@ -66,21 +64,21 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 	switch {
 	case in.OwnerID == "":
 		return photo.Info{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "uploading needs an account")
-	case in.Size <= 0:
+	case in.File == nil || in.File.file == nil:
+		return photo.Info{}, errors.New("media: upload without a spooled file")
+	case in.File.size <= 0:
 		return photo.Info{}, errEmptyFile()
-	case in.Size > s.cfg.MaxBytes:
+	case in.File.size > s.cfg.MaxBytes:
 		return photo.Info{}, errTooLarge(s.cfg.MaxBytes)
-	case len(in.SHA256) != 64:
-		return photo.Info{}, errors.New("media: upload without a SHA-256")
 	}
 	if err := checkKey(in.IdempotencyKey); err != nil {
 		return photo.Info{}, err
 	}
 	head := make([]byte, photo.SniffLen)
-	if _, err := in.File.Seek(0, io.SeekStart); err != nil {
+	if _, err := in.File.file.Seek(0, io.SeekStart); err != nil {
 		return photo.Info{}, err
 	}
-	n, err := io.ReadFull(in.File, head)
+	n, err := io.ReadFull(in.File.file, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
 		return photo.Info{}, err
 	}
@@ -88,18 +86,21 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 	if err != nil {
 		return photo.Info{}, errUnsupported(err)
 	}
-	info, err := photo.Probe(in.File, format, s.cfg.MaxPixels)
+	info, err := photo.Probe(in.File.file, format, s.cfg.MaxPixels)
 	switch {
 	case errors.Is(err, photo.ErrTooManyPixels):
 		return photo.Info{}, errUnprocessable("file", "must have at most 50 megapixels", err)
 	case errors.Is(err, photo.ErrCorrupt):
 		return photo.Info{}, errUnprocessable("file", "is not a readable image: its header is damaged", err)
+	case errors.Is(err, photo.ErrTooComplex):
+		return photo.Info{}, errUnprocessable("file", "is coded with more scans than any camera or photo app writes, "+
+			"too costly to read: export it again as a standard JPEG", err)
 	case errors.Is(err, photo.ErrUnsupported):
 		return photo.Info{}, errUnsupported(err)
 	case err != nil:
 		return photo.Info{}, err
 	}
-	_, err = in.File.Seek(0, io.SeekStart)
+	_, err = in.File.file.Seek(0, io.SeekStart)
 	return info, err
 }
 
@@ -110,7 +111,7 @@ const rowTimeout = 10 * time.Second
 func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (UploadResult, error) {
 	// Checked first so a repeat costs no S3 write; the unique index below
 	// still decides when two uploads race.
-	if m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err == nil {
+	if m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err == nil {
 		return s.again(ctx, in, m)
 	} else if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		return UploadResult{}, err
@@ -122,10 +123,10 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 	now := s.deps.Clock.Now()
 	m := Media{
 		ID: id.String(), OwnerID: in.OwnerID, Status: StatusPending,
-		ContentType: info.Format.MIME(), Bytes: in.Size, SHA256: in.SHA256,
+		ContentType: info.Format.MIME(), Bytes: in.File.size, SHA256: in.File.sha256,
 		Width: info.DisplayWidth, Height: info.DisplayHeight, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File, in.Size, m.ContentType, in.SHA256); err != nil {
+	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File.file, in.File.size, m.ContentType, in.File.sha256); err != nil {
 		return UploadResult{}, err
 	}
 	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m) })
@@ -134,7 +135,7 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 		// this row, so this original is certainly unused. Answer with the
 		// winner.
 		s.discard(ctx, m.ID)
-		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err != nil {
+		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err != nil {
 			return UploadResult{}, err
 		}
 		return s.result(ctx, m, Duplicate)
@@ -168,7 +169,7 @@ func (s *Service) again(ctx context.Context, in UploadInput, m Media) (UploadRes
 // the lost part), then the row (back to pending), then the task (Enqueue
 // replaces the failed one, whose id would block it).
 func (s *Service) retry(ctx context.Context, in UploadInput, m Media) (UploadResult, error) {
-	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File, in.Size, m.ContentType, in.SHA256); err != nil {
+	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File.file, in.File.size, m.ContentType, in.File.sha256); err != nil {
 		return UploadResult{}, err
 	}
 	var reset Media
@@ -178,7 +179,7 @@ func (s *Service) retry(ctx context.Context, in UploadInput, m Media) (UploadRes
 	})
 	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 		// Another upload retried it first: answer with the photo as it is.
-		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); err != nil {
+		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err != nil {
 			return UploadResult{}, err
 		}
 		return s.result(ctx, m, Duplicate)

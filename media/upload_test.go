@@ -27,10 +27,19 @@ func photo(t *testing.T, name string) []byte {
 	return b
 }
 
-func input(owner string, data []byte, key string) media.UploadInput {
+func input(t testing.TB, owner string, data []byte, key string) media.UploadInput {
+	t.Helper()
+	sp, err := media.Spool(bytes.NewReader(data), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sp.Close() })
+	return media.UploadInput{OwnerID: owner, File: sp, IdempotencyKey: key}
+}
+
+func sha(data []byte) string {
 	sum := sha256.Sum256(data)
-	return media.UploadInput{OwnerID: owner, File: bytes.NewReader(data), Size: int64(len(data)),
-		SHA256: hex.EncodeToString(sum[:]), IdempotencyKey: key}
+	return hex.EncodeToString(sum[:])
 }
 
 func wantCode(t *testing.T, err error, code, field string) {
@@ -56,13 +65,13 @@ func TestUploadRefusesBadInputAndStoresNothing(t *testing.T) {
 	}
 	for name, code := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, err := e.svc.Upload(context.Background(), input(alice, photo(t, name), ""))
+			_, err := e.svc.Upload(context.Background(), input(t, alice, photo(t, name), ""))
 			wantCode(t, err, code, "file")
 		})
 	}
-	_, err := e.svc.Upload(context.Background(), input(alice, nil, ""))
+	_, err := e.svc.Upload(context.Background(), input(t, alice, nil, ""))
 	wantCode(t, err, guidepost.EINVALID, "file")
-	_, err = e.svc.Upload(context.Background(), input(alice, make([]byte, 1<<20+1), ""))
+	_, err = e.svc.Upload(context.Background(), input(t, alice, make([]byte, 1<<20+1), ""))
 	wantCode(t, err, guidepost.ETOOLARGE, "file")
 	wantCode(t, e.svc.CheckSize(1<<20+1), guidepost.ETOOLARGE, "file")
 	if err := e.svc.CheckSize(-1); err != nil {
@@ -76,7 +85,7 @@ func TestUploadRefusesBadInputAndStoresNothing(t *testing.T) {
 func TestUploadStoresOriginalRowAndTask(t *testing.T) {
 	e := newEnv(media.Config{})
 	data := photo(t, "orient-6.jpg")
-	res, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	res, err := e.svc.Upload(context.Background(), input(t, alice, data, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +113,12 @@ func TestUploadStoresOriginalRowAndTask(t *testing.T) {
 func TestUploadDuplicateReturnsTheFirst(t *testing.T) {
 	e := newEnv(media.Config{})
 	data := photo(t, "photo.png")
-	first, _ := e.svc.Upload(context.Background(), input(alice, data, ""))
-	again, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	first, _ := e.svc.Upload(context.Background(), input(t, alice, data, ""))
+	again, err := e.svc.Upload(context.Background(), input(t, alice, data, ""))
 	if err != nil || again.Outcome != media.Duplicate || again.ID != first.ID {
 		t.Fatalf("duplicate: %+v, %v", again, err)
 	}
-	other, _ := e.svc.Upload(context.Background(), input(bob, data, ""))
+	other, _ := e.svc.Upload(context.Background(), input(t, bob, data, ""))
 	if other.Outcome != media.Accepted || other.ID == first.ID {
 		t.Fatalf("another owner: %+v", other)
 	}
@@ -127,9 +136,9 @@ func TestUploadDuplicateRaceLoserCleansUp(t *testing.T) {
 	var winner media.UploadResult
 	e.store.beforeCreate = func() {
 		e.store.beforeCreate = nil
-		winner, _ = e.svc.Upload(context.Background(), input(alice, data, ""))
+		winner, _ = e.svc.Upload(context.Background(), input(t, alice, data, ""))
 	}
-	loser, err := e.svc.Upload(context.Background(), input(alice, data, ""))
+	loser, err := e.svc.Upload(context.Background(), input(t, alice, data, ""))
 	if err != nil || loser.Outcome != media.Duplicate || loser.ID != winner.ID {
 		t.Fatalf("loser: %+v, %v (winner %s)", loser, err, winner.ID)
 	}
@@ -141,7 +150,7 @@ func TestUploadDuplicateRaceLoserCleansUp(t *testing.T) {
 func TestUploadWithS3DownLeavesNoRow(t *testing.T) {
 	e := newEnv(media.Config{})
 	e.blobs.down = true
-	_, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), "k"))
+	_, err := e.svc.Upload(context.Background(), input(t, alice, photo(t, "photo.jpg"), "k"))
 	wantCode(t, err, guidepost.EUNAVAILABLE, "")
 	if len(e.store.rows) != 0 || len(e.queue.queued) != 0 || len(e.keys.uses) != 0 {
 		t.Fatalf("rows %d, tasks %d, keys %d", len(e.store.rows), len(e.queue.queued), len(e.keys.uses))
@@ -153,7 +162,7 @@ func TestUploadWithS3DownLeavesNoRow(t *testing.T) {
 func TestUploadWithQueueDownIsSweptLater(t *testing.T) {
 	e := newEnv(media.Config{})
 	e.queue.down = true
-	res, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), ""))
+	res, err := e.svc.Upload(context.Background(), input(t, alice, photo(t, "photo.jpg"), ""))
 	if err != nil || res.Outcome != media.Accepted {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -176,29 +185,29 @@ func TestIdempotencyKey(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(media.Config{})
 	jpeg, png := photo(t, "photo.jpg"), photo(t, "photo.png")
-	first, err := e.svc.Upload(ctx, input(alice, jpeg, "key-1"))
+	first, err := e.svc.Upload(ctx, input(t, alice, jpeg, "key-1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay, err := e.svc.Upload(ctx, input(alice, jpeg, "key-1"))
+	replay, err := e.svc.Upload(ctx, input(t, alice, jpeg, "key-1"))
 	if err != nil || !replay.Replayed || replay.ID != first.ID || replay.Outcome != media.Accepted {
 		t.Fatalf("replay: %+v, %v", replay, err)
 	}
-	_, err = e.svc.Upload(ctx, input(alice, png, "key-1"))
+	_, err = e.svc.Upload(ctx, input(t, alice, png, "key-1"))
 	wantCode(t, err, guidepost.EUNPROCESSABLE, "Idempotency-Key")
 	// Another user's key of the same name is theirs alone.
-	if res, err := e.svc.Upload(ctx, input(bob, png, "key-1")); err != nil || res.Replayed {
+	if res, err := e.svc.Upload(ctx, input(t, bob, png, "key-1")); err != nil || res.Replayed {
 		t.Fatalf("bob's key-1: %+v, %v", res, err)
 	}
 	// In flight: a first request holding the key and not done.
 	e.keys.uses[alice+"/key-2"] = media.KeyUse{OwnerID: alice, Key: "key-2", Fingerprint: replay.SHA256, At: e.clock.Now()}
-	_, err = e.svc.Upload(ctx, input(alice, jpeg, "key-2"))
+	_, err = e.svc.Upload(ctx, input(t, alice, jpeg, "key-2"))
 	wantCode(t, err, guidepost.ECONFLICT, "Idempotency-Key")
-	_, err = e.svc.Upload(ctx, input(alice, jpeg, "bad key"))
+	_, err = e.svc.Upload(ctx, input(t, alice, jpeg, "bad key"))
 	wantCode(t, err, guidepost.EINVALID, "Idempotency-Key")
 	// 24 hours later the key is free again.
 	e.clock.Add(25 * time.Hour)
-	if res, err := e.svc.Upload(ctx, input(alice, png, "key-1")); err != nil || res.Replayed {
+	if res, err := e.svc.Upload(ctx, input(t, alice, png, "key-1")); err != nil || res.Replayed {
 		t.Fatalf("after 24 h: %+v, %v", res, err)
 	}
 }
@@ -208,11 +217,11 @@ func TestIdempotencyKeyReleasedOnFailure(t *testing.T) {
 	e := newEnv(media.Config{})
 	e.blobs.down = true
 	data := photo(t, "photo.jpg")
-	if _, err := e.svc.Upload(context.Background(), input(alice, data, "k")); err == nil {
+	if _, err := e.svc.Upload(context.Background(), input(t, alice, data, "k")); err == nil {
 		t.Fatal("upload with S3 down succeeded")
 	}
 	e.blobs.down = false
-	res, err := e.svc.Upload(context.Background(), input(alice, data, "k"))
+	res, err := e.svc.Upload(context.Background(), input(t, alice, data, "k"))
 	if err != nil || res.Replayed || res.Outcome != media.Accepted {
 		t.Fatalf("retry: %+v, %v", res, err)
 	}
@@ -244,12 +253,12 @@ func TestUploadAgainRetriesAPhotoThatFailedOutsideItsBytes(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(media.Config{MaxAttempts: 2})
 			data := photo(t, "photo.jpg")
-			first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+			first, _ := e.svc.Upload(ctx, input(t, alice, data, ""))
 			fail(e, first.ID)
 			if row, _ := e.store.Get(ctx, first.ID); row.Status != media.StatusFailed {
 				t.Fatalf("setup: %+v", row)
 			}
-			again, err := e.svc.Upload(ctx, input(alice, data, ""))
+			again, err := e.svc.Upload(ctx, input(t, alice, data, ""))
 			if err != nil || again.Outcome != media.Accepted || again.ID != first.ID || again.Status != media.StatusPending ||
 				again.Attempts != 0 || again.Failure != "" || again.FailureReason != "" || !again.ProcessedAt.IsZero() {
 				t.Fatalf("upload again: %+v, %v", again, err)
@@ -260,7 +269,7 @@ func TestUploadAgainRetriesAPhotoThatFailedOutsideItsBytes(t *testing.T) {
 			if err := e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID}); err != nil {
 				t.Fatal(err)
 			}
-			third, err := e.svc.Upload(ctx, input(alice, data, ""))
+			third, err := e.svc.Upload(ctx, input(t, alice, data, ""))
 			if err != nil || third.Outcome != media.Duplicate || third.Status != media.StatusReady {
 				t.Fatalf("after the retry: %+v, %v", third, err)
 			}
@@ -274,9 +283,9 @@ func TestUploadAgainOfACorruptPhotoAnswersItsFailure(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(media.Config{})
 	data := photo(t, "corrupt.jpg")
-	first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+	first, _ := e.svc.Upload(ctx, input(t, alice, data, ""))
 	e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID})
-	again, err := e.svc.Upload(ctx, input(alice, data, ""))
+	again, err := e.svc.Upload(ctx, input(t, alice, data, ""))
 	if err != nil || again.Outcome != media.Duplicate || again.Status != media.StatusFailed ||
 		again.FailureReason != "corrupt" || !strings.Contains(again.Failure, "damaged") || e.queue.times(first.ID) != 1 {
 		t.Fatalf("%+v, %v, queued %d times", again, err, e.queue.times(first.ID))
@@ -289,15 +298,15 @@ func TestUploadAgainRaceRetriesOnce(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(media.Config{})
 	data := photo(t, "photo.png")
-	first, _ := e.svc.Upload(ctx, input(alice, data, ""))
+	first, _ := e.svc.Upload(ctx, input(t, alice, data, ""))
 	e.blobs.Delete(ctx, media.OriginalKey(first.ID))
 	e.svc.Derive(ctx, media.DeriveTask{MediaID: first.ID})
 	var winner media.UploadResult
 	e.store.beforeRetry = func() {
 		e.store.beforeRetry = nil
-		winner, _ = e.svc.Upload(ctx, input(alice, data, ""))
+		winner, _ = e.svc.Upload(ctx, input(t, alice, data, ""))
 	}
-	loser, err := e.svc.Upload(ctx, input(alice, data, ""))
+	loser, err := e.svc.Upload(ctx, input(t, alice, data, ""))
 	if err != nil || winner.Outcome != media.Accepted || loser.Outcome != media.Duplicate ||
 		loser.ID != first.ID || loser.Status != media.StatusPending || e.queue.times(first.ID) != 2 {
 		t.Fatalf("winner %+v\nloser %+v, %v; queued %d times", winner, loser, err, e.queue.times(first.ID))
@@ -312,7 +321,7 @@ func TestUploadKeepsTheOriginalWhenTheInsertMayHaveCommitted(t *testing.T) {
 	e.store.afterCreate = func() error {
 		return guidepost.Wrap(guidepost.EUNAVAILABLE, io.ErrUnexpectedEOF, "the database is unavailable; try again shortly")
 	}
-	_, err := e.svc.Upload(context.Background(), input(alice, photo(t, "photo.jpg"), ""))
+	_, err := e.svc.Upload(context.Background(), input(t, alice, photo(t, "photo.jpg"), ""))
 	wantCode(t, err, guidepost.EUNAVAILABLE, "")
 	if len(e.store.rows) != 1 {
 		t.Fatalf("rows: %d", len(e.store.rows))
@@ -330,7 +339,7 @@ func TestUploadOutlivesAClientThatHangsUp(t *testing.T) {
 	e := newEnv(media.Config{})
 	ctx, hangUp := context.WithCancel(context.Background())
 	e.store.beforeCreate = hangUp
-	res, err := e.svc.Upload(ctx, input(alice, photo(t, "photo.jpg"), ""))
+	res, err := e.svc.Upload(ctx, input(t, alice, photo(t, "photo.jpg"), ""))
 	if err != nil || res.Outcome != media.Accepted {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -354,13 +363,13 @@ func TestIdempotencyKeyStaleRequestLeavesTheNewClaimAlone(t *testing.T) {
 			e.clock.Add(2 * time.Minute) // past KeyLease: the repeat takes the key over
 			if staleFails {
 				e.store.afterCreate = func() error { return guidepost.Errorf(guidepost.EUNAVAILABLE, "connection reset") }
-				e.keys.Claim(ctx, media.KeyUse{OwnerID: alice, Key: "k", Fingerprint: input(alice, data, "").SHA256, At: e.clock.Now()},
+				e.keys.Claim(ctx, media.KeyUse{OwnerID: alice, Key: "k", Fingerprint: sha(data), At: e.clock.Now()},
 					e.clock.Now().Add(-time.Minute), e.clock.Now().Add(-24*time.Hour))
 				return
 			}
-			repeat, repeatErr = e.svc.Upload(ctx, input(alice, data, "k"))
+			repeat, repeatErr = e.svc.Upload(ctx, input(t, alice, data, "k"))
 		}
-		stale, err := e.svc.Upload(ctx, input(alice, data, "k"))
+		stale, err := e.svc.Upload(ctx, input(t, alice, data, "k"))
 		held := e.keys.uses[alice+"/k"]
 		if staleFails {
 			if err == nil || held.Done || !held.At.Equal(e.clock.Now()) {
@@ -371,9 +380,35 @@ func TestIdempotencyKeyStaleRequestLeavesTheNewClaimAlone(t *testing.T) {
 		if repeatErr != nil || err != nil || repeat.Outcome != media.Accepted || stale.Outcome != media.Duplicate {
 			t.Fatalf("repeat %+v, %v; stale %+v, %v", repeat, repeatErr, stale, err)
 		}
-		replay, err := e.svc.Upload(ctx, input(alice, data, "k"))
+		replay, err := e.svc.Upload(ctx, input(t, alice, data, "k"))
 		if err != nil || !replay.Replayed || replay.Outcome != media.Accepted {
 			t.Fatalf("the stale request overwrote the repeat's answer: %+v, %v", replay, err)
 		}
+	}
+}
+
+// The service spools and hashes the body itself: the size and SHA-256
+// that duplicates and Idempotency-Key fingerprints rest on are never a
+// caller's word. Over the limit is 413, and leaves no file behind.
+func TestSpoolMeasuresAndHashes(t *testing.T) {
+	data := photo(t, "photo.jpg")
+	sp, err := media.Spool(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sp.Size() != int64(len(data)) || sp.SHA256() != sha(data) {
+		t.Errorf("spooled %d bytes, %s; want %d, %s", sp.Size(), sp.SHA256(), len(data), sha(data))
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sp.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "guidepost-upload-*"))
+	_, err = media.Spool(bytes.NewReader(data), int64(len(data))-1)
+	wantCode(t, err, guidepost.ETOOLARGE, "file")
+	if after, _ := filepath.Glob(filepath.Join(os.TempDir(), "guidepost-upload-*")); len(after) > len(before) {
+		t.Errorf("a refused spool left %v", after)
 	}
 }

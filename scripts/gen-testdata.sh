@@ -3,6 +3,7 @@
 #
 #   scripts/gen-testdata.sh          testdata/photos/ (small, checked in)
 #   scripts/gen-testdata.sh --bench  testdata/bench/ (12 and 48 MP, git-ignored)
+#   scripts/gen-testdata.sh --hostile  testdata/hostile/ only (crafted files)
 #
 # Uses Debian's ImageMagick, exiftool and heif-enc, installing them when
 # missing, and media/photo/internal/testgen for what they cannot make (a
@@ -18,9 +19,11 @@ need() { # need COMMAND PACKAGE
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$2" >/dev/null
 }
 # The real ImageMagick 6, not a `convert` that something else put on PATH.
-need convert-im6.q16 imagemagick
-need exiftool libimage-exiftool-perl
-need heif-enc libheif-examples
+if [ "${1:-}" != --hostile ]; then
+	need convert-im6.q16 imagemagick
+	need exiftool libimage-exiftool-perl
+	need heif-enc libheif-examples
+fi
 IM=convert-im6.q16
 PNG=(-define png:exclude-chunks=date,time) # no timestamps: reproducible bytes
 
@@ -48,8 +51,21 @@ bench() {
 	ls -l "$out"
 }
 
+# The adversarial corpus: scan bombs, a PNG inflate bomb, lying WebP
+# canvases, a HEIF box flood, looping EXIF, junk between JPEG markers. Made
+# in Go alone (media/photo/hostile), so it needs none of the tools above.
+hostile() {
+	rm -rf testdata/hostile
+	testgen hostile testdata/hostile testdata/photos/photo.webp
+	du -sh testdata/hostile
+}
+
 if [ "${1:-}" = --bench ]; then
 	bench
+	exit
+fi
+if [ "${1:-}" = --hostile ]; then
+	hostile
 	exit
 fi
 
@@ -153,3 +169,5 @@ $IM -size 16x16 xc:red "$out/image.gif"
 $IM -size 16x16 xc:red -compress none "$out/image.tiff"
 
 du -sh "$out"
+
+hostile

@@ -3,8 +3,6 @@ package worker_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"log/slog"
 	"os"
@@ -33,10 +31,13 @@ func TestWorkerLinesNameTheUploadRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(data)
+	sp, err := svc.Spool(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
 	ctx := guidepost.WithRequestID(context.Background(), "upload-req-7")
-	res, err := svc.Upload(ctx, media.UploadInput{OwnerID: s.owner, File: bytes.NewReader(data),
-		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+	res, err := svc.Upload(ctx, media.UploadInput{OwnerID: s.owner, File: sp})
 	if err != nil {
 		t.Fatal(err)
 	}

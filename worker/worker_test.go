@@ -3,8 +3,6 @@ package worker_test
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"os"
@@ -84,9 +82,12 @@ func uploadResult(t *testing.T, svc *media.Service, owner, name string) media.Up
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum := sha256.Sum256(data)
-	res, err := svc.Upload(context.Background(), media.UploadInput{OwnerID: owner, File: bytes.NewReader(data),
-		Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+	sp, err := svc.Spool(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	res, err := svc.Upload(context.Background(), media.UploadInput{OwnerID: owner, File: sp})
 	if err != nil {
 		t.Fatal(err)
 	}

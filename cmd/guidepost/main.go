@@ -14,6 +14,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/config"
+	"github.com/guidepost/guidepost/worker"
 )
 
 const usage = `usage: guidepost <command> [flags]
@@ -27,6 +28,11 @@ commands:
 `
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == worker.RenderChildCommand {
+		// One render for a worker (worker.ChildRenderer): no config, no
+		// logger, nothing but the photo on stdin.
+		os.Exit(worker.RenderChild(os.Stdin, os.Stdout))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Getenv); err != nil {

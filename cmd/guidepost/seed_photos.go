@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"image"
 	"image/color"
@@ -39,10 +37,12 @@ func seedDemoPhotos(ctx context.Context, cfg config.Config, ownerID string, stdo
 	}
 	for i, guideID := range ids {
 		jpg := demoPhoto(i)
-		sum := sha256.Sum256(jpg)
-		res, err := mediaSvc.Upload(ctx, media.UploadInput{
-			OwnerID: ownerID, File: bytes.NewReader(jpg), Size: int64(len(jpg)), SHA256: hex.EncodeToString(sum[:]),
-		})
+		sp, err := mediaSvc.Spool(bytes.NewReader(jpg))
+		if err != nil {
+			return fmt.Errorf("seed: demo photo %d: %w", i, err)
+		}
+		res, err := mediaSvc.Upload(ctx, media.UploadInput{OwnerID: ownerID, File: sp})
+		sp.Close()
 		if err != nil {
 			return fmt.Errorf("seed: demo photo %d: %w", i, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -139,10 +140,22 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 	return media.New(media.Deps{
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
+		Renderer: a.childRenderer(),
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
 	})
+}
+
+// childRenderer renders each photo in a child process of this binary, which
+// the worker can kill and hold to a CPU and memory limit; in process only
+// if the binary cannot find itself.
+func (a *app) childRenderer() media.Renderer {
+	self, err := os.Executable()
+	if err != nil {
+		return nil
+	}
+	return &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}, Log: a.logFor("render")}
 }
 
 // guideStore is the PostgreSQL store, behind the nearby/viewport cache

@@ -6,6 +6,7 @@ import (
 	"image"
 	"image/jpeg"
 	"image/png"
+	"strings"
 
 	"github.com/gen2brain/heic"
 	"golang.org/x/image/webp"
@@ -62,7 +63,11 @@ func HEICDecoder() string {
 func decode(data []byte, f Format) (img image.Image, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			img, err = nil, fmt.Errorf("%w: %s decoder panicked: %v", ErrCorrupt, f, p)
+			kind := ErrCorrupt
+			if msg := fmt.Sprint(p); strings.Contains(msg, "out of memory") || strings.Contains(msg, "cannot allocate memory") {
+				kind = ErrTooComplex // under a render child's memory limit
+			}
+			img, err = nil, fmt.Errorf("%w: %s decoder panicked: %v", kind, f, p)
 		}
 	}()
 	r := bytes.NewReader(data)

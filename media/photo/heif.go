@@ -26,11 +26,16 @@ type box struct {
 	body []byte
 }
 
+// maxTopBoxes bounds the top-level boxes walked before meta. HEIF files
+// have a handful (ftyp, meta, mdat, perhaps free or idat); without a bound,
+// 25 MiB of empty 8-byte boxes is three million reads and seeks.
+const maxTopBoxes = 64
+
 // readHEIF finds the top-level meta box (it may follow mdat in files not
 // written by phones: mdat is skipped by seeking, never read) and parses it.
 func readHEIF(r io.ReadSeeker) (heifMeta, error) {
 	var hdr [16]byte
-	for {
+	for range maxTopBoxes {
 		if _, err := io.ReadFull(r, hdr[:8]); err != nil {
 			return heifMeta{}, fmt.Errorf("%w: heif: no meta box", ErrCorrupt)
 		}
@@ -60,6 +65,7 @@ func readHEIF(r io.ReadSeeker) (heifMeta, error) {
 		}
 		return parseMeta(r, body)
 	}
+	return heifMeta{}, fmt.Errorf("%w: heif: no meta box in the first %d boxes", ErrCorrupt, maxTopBoxes)
 }
 
 // parseMeta reads the primary item's properties out of a meta box body.

@@ -1,6 +1,7 @@
 package photo
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -26,30 +27,70 @@ type Info struct {
 	DisplayWidth, DisplayHeight int  // after orientation
 	DisplayP3                   bool // tagged Display P3: Render converts it to sRGB
 
-	decoderOrients bool // HEIC irot/imir: the decoder applies them itself
-	progressive    bool
+	decoderOrients bool  // HEIC irot/imir: the decoder applies them itself
+	m              meta  // what RenderMemory weighs, from the header
+	size           int64 // of the file: a render holds it whole
 }
+
+// MaxScans is the most scans (SOS markers) a JPEG may have. image/jpeg
+// walks every block of a component once per scan and cannot be stopped
+// midway, so scans multiply decode time: a 1 MB file of 40,000 repeated
+// end-of-band scans over a 12 MP frame costs minutes of CPU (2.5 ms a scan,
+// measured). Real encoders stay far below this: libjpeg's and
+// libjpeg-turbo's progressive script (jpeg_simple_progression, which cjpeg
+// -progressive, jpegtran -progressive, ImageMagick and Pillow use) writes
+// 10 scans for YCbCr and 2+4n for n other components (18 for CMYK);
+// mozjpeg's scan optimisation keeps a subset of its 64 candidate scans,
+// typically about 10; jpegli's progressive levels and jpegtran -scans
+// custom scripts a few more than 10; baseline files have one scan per
+// component at most. 64 leaves room for any of them, and bounds the scans'
+// cost at 50 MP to well under a second.
+const MaxScans = 64
 
 // RenderMemory estimates the peak memory, in bytes, that Render needs for
 // this photo, so that a worker can bound the sum over its concurrent renders
 // with a weighted semaphore (golang.org/x/sync/semaphore) rather than a
-// count: a 48 MP progressive JPEG needs three times what a baseline one does.
-// Acquire min(RenderMemory, capacity), so that a photo larger than the whole
-// budget runs alone instead of never. Bytes per pixel, from the benchmarks:
-// baseline JPEG 3.8 (185 MB peak heap at 48 MP), progressive 11.4 (546 MB),
-// HEIC 26 through WebAssembly (315 MB at 12 MP, 1 GB at 48 MP) and ~10 native
-// (mostly outside the Go heap); PNG and WebP are estimated from their decoded
-// layouts (up to 8 bytes for 16-bit RGBA).
+// count. Acquire min(RenderMemory, capacity), so that a photo larger than
+// the whole budget runs alone instead of never. It is meant as an upper
+// bound, from the header: what image/jpeg allocates depends on the frame's
+// components and sampling, not only its pixel count. Bytes per sample, from
+// the benchmarks on YCbCr 4:2:0 (1.5 samples a pixel): baseline JPEG 3.2
+// (185 MB peak heap at 48 MP, 243 MiB resident in a render child on a
+// 19 MB file), progressive 8 (546 MB: 4 bytes of
+// coefficient per sample besides the pixels), so a 4:4:4 progressive JPEG
+// needs twice what a 4:2:0 one does; plus 8 bytes a pixel when image/jpeg
+// converts to RGBA or CMYK. HEIC 26 B/px through WebAssembly (315 MB at
+// 12 MP, 1 GB at 48 MP) and ~10 native (mostly outside the Go heap); PNG and
+// WebP are estimated from their decoded layouts and the resize buffer.
 func (i Info) RenderMemory() int64 {
-	perPixel := map[Format]float64{JPEG: 4, PNG: 10, WebP: 6, HEIC: 10}[i.Format]
-	switch {
-	case i.progressive:
-		perPixel = 12
-	case i.Format == HEIC && HEICDecoder() == "wasm":
-		perPixel = 27
+	var perPixel float64
+	var overhead int64 = 24 << 20 // the fixed-size buffers
+	switch i.Format {
+	case JPEG:
+		perSample := 3.2
+		if i.m.progressive {
+			perSample = 12.0 / 1.5
+		}
+		perPixel = perSample * max(i.m.samples, 1)
+		if i.m.converted {
+			perPixel += 8
+		}
+	case PNG:
+		perPixel = 1.25 * float64(max(i.m.pngBytes, 4)+4)
+	case WebP:
+		perPixel = 6
+		if i.m.lossless {
+			perPixel = 12 // the VP8L decoder's ARGB words, then NRGBA
+		}
+	case HEIC:
+		perPixel = 10
+		if HEICDecoder() == "wasm" {
+			// and the WebAssembly runtime with its compiled module: 50 MB
+			// of data segment and resident set on a 640×480 file
+			perPixel, overhead = 27, overhead+64<<20
+		}
 	}
-	const overhead = 24 << 20 // the input itself and the fixed-size buffers
-	return int64(perPixel*float64(i.Width)*float64(i.Height)) + overhead
+	return int64(perPixel*float64(i.Width)*float64(i.Height)) + i.size + overhead
 }
 
 // Probe reads the size, orientation and colour space from the header of a
@@ -62,10 +103,14 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 	if maxPixels <= 0 {
 		maxPixels = DefaultMaxPixels
 	}
+	size, err := r.Seek(0, io.SeekEnd)
+	if err != nil {
+		return Info{}, err
+	}
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return Info{}, err
 	}
-	info := Info{Format: f}
+	info := Info{Format: f, size: size}
 	var m meta
 	switch f {
 	case JPEG, PNG, WebP:
@@ -81,6 +126,9 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 			return Info{}, err
 		}
 		m = readMeta(r, f)
+		if err := checkStructure(info, m); err != nil {
+			return Info{}, err
+		}
 	case HEIC:
 		h, err := readHEIF(r)
 		if err != nil {
@@ -98,13 +146,23 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 	default:
 		return Info{}, fmt.Errorf("%w: format %d", ErrUnsupported, f)
 	}
-	info.Orientation, info.progressive = max(m.orientation, 1), m.progressive
+	info.Orientation, info.m = max(m.orientation, 1), m
+	info.m.icc, info.m.orientation = nil, 0 // read once, into DisplayP3 and Orientation
 	info.DisplayP3 = info.DisplayP3 || isDisplayP3(m.icc)
 	info.DisplayWidth, info.DisplayHeight = info.Width, info.Height
 	if swapsAxes(info.Orientation) {
 		info.DisplayWidth, info.DisplayHeight = info.Height, info.Width
 	}
 	return info, nil
+}
+
+// ProbeBytes sniffs and probes a photo held in memory.
+func ProbeBytes(data []byte, maxPixels int64) (Info, error) {
+	f, err := Sniff(data)
+	if err != nil {
+		return Info{}, err
+	}
+	return Probe(bytes.NewReader(data), f, maxPixels)
 }
 
 func decodeConfig(r io.Reader, f Format) (image.Config, error) {
@@ -116,6 +174,20 @@ func decodeConfig(r io.Reader, f Format) (image.Config, error) {
 	default:
 		return webp.DecodeConfig(r)
 	}
+}
+
+// checkStructure refuses what the header scan found to make decoding cost
+// more than the header's size says (too many JPEG scans), or a WebP frame
+// of another size than its canvas, which x/image/webp would refuse only in
+// the worker: refused at upload, both are a 422, not a failed photo later.
+func checkStructure(info Info, m meta) error {
+	switch {
+	case info.Format == JPEG && m.scans > MaxScans:
+		return fmt.Errorf("%w: %d scans, more than the %d any encoder writes", ErrTooComplex, m.scans, MaxScans)
+	case info.Format == WebP && m.frameW > 0 && (m.frameW != info.Width || m.frameH != info.Height):
+		return fmt.Errorf("%w: webp canvas %d×%d holds a %d×%d frame", ErrCorrupt, info.Width, info.Height, m.frameW, m.frameH)
+	}
+	return nil
 }
 
 func checkPixels(w, h int, maxPixels int64) error {

@@ -197,25 +197,6 @@ func BenchmarkProbe12MP(b *testing.B) {
 	}
 }
 
-// Probe parses hostile headers in the request path: it must never panic.
-// The seeds are the test files; `go test -fuzz FuzzProbe` explores further.
-func FuzzProbe(f *testing.F) {
-	entries, _ := os.ReadDir(testdata)
-	for _, e := range entries {
-		if b, err := os.ReadFile(filepath.Join(testdata, e.Name())); err == nil && len(b) < 64<<10 {
-			f.Add(b)
-		}
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, format := range []Format{JPEG, PNG, WebP, HEIC} {
-			info, err := Probe(bytes.NewReader(data), format, 1<<20)
-			if err == nil && (info.Width*info.Height > 1<<20 || info.Orientation < 1 || info.Orientation > 8) {
-				t.Fatalf("%v: accepted %+v", format, info)
-			}
-		}
-	})
-}
-
 func TestRenderMemory(t *testing.T) {
 	info, err := probeFile(t, "photo.jpg")
 	if err != nil {

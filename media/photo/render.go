@@ -68,6 +68,13 @@ func Render(ctx context.Context, r io.Reader, f Format, opts Options) (Result, e
 	if err != nil {
 		return Result{}, err
 	}
+	return RenderProbed(ctx, data, info, opts)
+}
+
+// RenderProbed is Render for a caller that has read the whole photo and
+// probed it already (to weigh it, say): data must be the bytes info was
+// probed from. Only opts.Stage is used.
+func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
 	}

@@ -16,9 +16,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -91,8 +89,12 @@ func uploadCopies(ctx context.Context, db *gsql.DB, svc *media.Service, jpeg []b
 	for i := range n {
 		data := append([]byte{0xFF, 0xD8, 0xFF, 0xFE, 0x00, 0x0A}, binary.BigEndian.AppendUint64(nil, stamp+uint64(i))...)
 		data = append(data, jpeg[2:]...)
-		sum := sha256.Sum256(data)
-		res, err := svc.Upload(ctx, media.UploadInput{OwnerID: owner, File: bytes.NewReader(data), Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+		sp, err := svc.Spool(bytes.NewReader(data))
+		if err != nil {
+			log.Fatal(err)
+		}
+		res, err := svc.Upload(ctx, media.UploadInput{OwnerID: owner, File: sp})
+		sp.Close()
 		if err != nil {
 			log.Fatal(err)
 		}

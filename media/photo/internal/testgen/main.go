@@ -5,6 +5,8 @@
 //	testgen heif-prop IN OUT irot|imir|nclx N  add a property to the primary item
 //	testgen png-bomb OUT W H            a tiny PNG whose header declares W×H pixels
 //	testgen zip OUT                     a small ZIP archive
+//	testgen hostile DIR WEBP            the crafted files of testdata/hostile
+//	                                    (WEBP: a simple WebP to wrap)
 //
 // scripts/gen-testdata.sh runs it; every output is byte-for-byte reproducible.
 package main
@@ -12,14 +14,13 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"compress/zlib"
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
+	"github.com/guidepost/guidepost/media/photo/hostile"
 	"github.com/guidepost/guidepost/media/photo/internal/iccprofile"
 )
 
@@ -58,9 +59,14 @@ func run(args []string) error {
 		}
 		w, _ := strconv.Atoi(args[2])
 		h, _ := strconv.Atoi(args[3])
-		out = pngBomb(uint32(w), uint32(h))
+		out = hostile.HeaderBombPNG(uint32(w), uint32(h))
 	case "zip":
 		out, err = smallZip()
+	case "hostile":
+		if len(args) != 3 {
+			return fmt.Errorf("hostile DIR WEBP")
+		}
+		return writeHostile(args[1], args[2])
 	default:
 		return fmt.Errorf("unknown command %q", args[0])
 	}
@@ -68,34 +74,6 @@ func run(args []string) error {
 		return err
 	}
 	return os.WriteFile(args[1], out, 0o644)
-}
-
-// pngBomb writes an RGB PNG header declaring w×h and a few rows of real data:
-// decoding it would need w·h·4 bytes, the header check must refuse it first.
-func pngBomb(w, h uint32) []byte {
-	var b bytes.Buffer
-	b.WriteString("\x89PNG\r\n\x1a\n")
-	ihdr := binary.BigEndian.AppendUint32(nil, w)
-	ihdr = binary.BigEndian.AppendUint32(ihdr, h)
-	ihdr = append(ihdr, 8, 2, 0, 0, 0) // 8-bit RGB, no interlace
-	chunk(&b, "IHDR", ihdr)
-	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestCompression)
-	zw.Write(make([]byte, 4*(1+3*int(min(w, 1<<16))))) // four zero rows
-	zw.Close()
-	chunk(&b, "IDAT", z.Bytes())
-	chunk(&b, "IEND", nil)
-	return b.Bytes()
-}
-
-func chunk(b *bytes.Buffer, typ string, data []byte) {
-	binary.Write(b, binary.BigEndian, uint32(len(data)))
-	crc := crc32.NewIEEE()
-	crc.Write([]byte(typ))
-	crc.Write(data)
-	b.WriteString(typ)
-	b.Write(data)
-	binary.Write(b, binary.BigEndian, crc.Sum32())
 }
 
 func smallZip() ([]byte, error) {
@@ -113,4 +91,42 @@ func smallZip() ([]byte, error) {
 		return nil, err
 	}
 	return b.Bytes(), nil
+}
+
+// writeHostile writes the adversarial corpus: each file aims at one way of
+// making a decoder run long, allocate more than its header promised, or a
+// parser loop (see media/photo/hostile). Larger variants (25 MiB of HEIF
+// boxes, 9 MiB of APPn) are made by the tests from the same package rather
+// than committed.
+func writeHostile(dir, webpPath string) error {
+	simple, err := os.ReadFile(webpPath)
+	if err != nil {
+		return err
+	}
+	flat := hostile.ProgressiveJPEG(640, 480, 0)
+	files := map[string][]byte{
+		// 20,000 end-of-band scans over a 12 MP frame: about a minute of image/jpeg.
+		"scan-bomb.jpg": hostile.ProgressiveJPEG(4000, 3000, 20000),
+		// Junk (a stuffed "FF 00" among it) before the frame header:
+		// image/jpeg skips it.
+		"junk-markers.jpg": hostile.InsertBeforeSOF(flat, []byte("\x00junk\xff\x00\x12")),
+		// IFD0 that is its own next IFD, Exif IFD and GPS IFD.
+		"exif-loop.jpg": hostile.WithExif(flat, hostile.ExifLoop()),
+		// 49 MP of 16-bit RGBA zeros in 380 KB: 392 MB once inflated.
+		"inflate-bomb.png": hostile.InflatePNG(7000, 7000),
+		// A VP8X canvas of 100×100 around a 640×480 frame, and one of 16383².
+		"canvas-small.webp": hostile.WebPCanvas(simple, 100, 100),
+		"canvas-huge.webp":  hostile.WebPCanvas(simple, 16383, 16383),
+		// 64 KiB of empty boxes after ftyp, and no meta box.
+		"box-flood.heic": hostile.HEIFFlood(64 << 10),
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
