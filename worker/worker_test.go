@@ -109,6 +109,24 @@ func waitStatus(t *testing.T, svc *media.Service, id string, want media.Status) 
 	}
 }
 
+// waitTaskState polls until the queue reports want: the handler commits the
+// row before asynq archives or completes the task, so the row's status is
+// visible a moment before the task's state catches up.
+func waitTaskState(t *testing.T, q *worker.Queue, id string, want media.TaskState) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		st, err := q.TaskState(context.Background(), id)
+		if err == nil && st == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("task %s: want state %v, have %v (%v)", id, want, st, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
 // A task is queued once per photo however often it is enqueued, and the
 // sweeper can tell a live task from a missing or dead one.
 func TestQueueDedupesByMediaID(t *testing.T) {
@@ -232,9 +250,11 @@ func TestWorkerRetriesAFailedPhotoUploadedAgain(t *testing.T) {
 	s.run(t, svc, m, nil)
 	failed := waitStatus(t, svc, lost.ID, media.StatusFailed)
 	waitStatus(t, svc, bad.ID, media.StatusFailed)
-	if st, _ := q.TaskState(ctx, lost.ID); failed.FailureReason != "missing_original" || st != media.TaskDead {
-		t.Fatalf("lost original: %+v, task %v", failed, st)
+	waitTaskState(t, q, bad.ID, media.TaskDead)
+	if failed.FailureReason != "missing_original" {
+		t.Fatalf("lost original: %+v", failed)
 	}
+	waitTaskState(t, q, lost.ID, media.TaskDead)
 
 	again := uploadResult(t, svc, s.owner, "photo.jpg")
 	if again.Outcome != media.Accepted || again.ID != lost.ID || again.Status != media.StatusPending || again.Failure != "" {
