@@ -164,6 +164,34 @@ func TestStepsHeldStepAgainstFake(t *testing.T) {
 	}
 }
 
+// The step watcher halts the load at the first failing step: the fake
+// turns slow in the third step (40/s), which is judged one second after it
+// ends, so the fifth step (160/s) never starts. Run to the end, the load
+// would send 310 requests.
+func TestStepsWatcherHaltsTheLoad(t *testing.T) {
+	f := newFakeAPI()
+	f.slowNearbyAfter = 10 + 20
+	srv := f.start(t)
+	cfg := testConfig(t, "steps", srv.URL)
+	cfg.Duration = 0
+	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, 160
+	sum, err := run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sum.Steps
+	if st == nil || !st.StoppedEarly || st.FirstFailedRate != 40 || len(st.Steps) != 3 {
+		t.Fatalf("steps: %+v", st)
+	}
+	f.mu.Lock()
+	sent := f.nearbySeen
+	f.mu.Unlock()
+	t.Logf("%d nearby requests", sent)
+	if full := 10 + 20 + 40 + 80; sent > full+40 {
+		t.Errorf("%d requests, want about %d: the load went on after the failing step", sent, full)
+	}
+}
+
 // Mixed drives every request kind and both trackers.
 func TestMixedSmokeAgainstFake(t *testing.T) {
 	f := newFakeAPI()
