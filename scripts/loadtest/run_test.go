@@ -142,17 +142,7 @@ func TestNearbyOpenLoop(t *testing.T) {
 // Steps: the fake turns slow (1.1 s) once the first two steps are served,
 // so the held step is the second.
 func TestStepsHeldStepAgainstFake(t *testing.T) {
-	f := newFakeAPI()
-	f.slowNearbyAfter = 10 + 20
-	srv := f.start(t)
-	cfg := testConfig(t, "steps", srv.URL)
-	cfg.Duration = 0
-	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, 40
-	sum, err := run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := sum.Steps
+	st, _ := stepsAgainstFake(t, 40)
 	if st == nil || len(st.Steps) != 3 {
 		t.Fatalf("steps: %+v", st)
 	}
@@ -172,17 +162,7 @@ func TestStepsHeldStepAgainstFake(t *testing.T) {
 // ends, so the fifth step (160/s) never starts. Run to the end, the load
 // would send 310 requests.
 func TestStepsWatcherHaltsTheLoad(t *testing.T) {
-	f := newFakeAPI()
-	f.slowNearbyAfter = 10 + 20
-	srv := f.start(t)
-	cfg := testConfig(t, "steps", srv.URL)
-	cfg.Duration = 0
-	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, 160
-	sum, err := run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := sum.Steps
+	st, f := stepsAgainstFake(t, 160)
 	if st == nil || !st.StoppedEarly || st.FirstFailedRate != 40 || len(st.Steps) != 3 {
 		t.Fatalf("steps: %+v", st)
 	}
@@ -190,9 +170,26 @@ func TestStepsWatcherHaltsTheLoad(t *testing.T) {
 	sent := f.nearbySeen
 	f.mu.Unlock()
 	t.Logf("%d nearby requests", sent)
-	if full := 10 + 20 + 40 + 80; sent > full+40 {
-		t.Errorf("%d requests, want about %d: the load went on after the failing step", sent, full)
+	if halted := 10 + 20 + 40 + 80; sent > halted+40 {
+		t.Errorf("%d requests, want at most about %d: the load went on after the failing step", sent, halted)
 	}
+}
+
+// stepsAgainstFake runs 1 s steps from 10/s up to maxRate against a fake
+// whose nearby answers turn slow (1.1 s) once the first two steps are served.
+func stepsAgainstFake(t *testing.T, maxRate float64) (*StepsSummary, *fakeAPI) {
+	t.Helper()
+	f := newFakeAPI()
+	f.slowNearbyAfter = 10 + 20
+	srv := f.start(t)
+	cfg := testConfig(t, "steps", srv.URL)
+	cfg.Duration = 0
+	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, maxRate
+	sum, err := run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum.Steps, f
 }
 
 // Mixed drives every request kind and both trackers.
