@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build run test test-short bench testdata migrate seed
+.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed
 
 stack:
 	@bash scripts/stack.sh
@@ -27,9 +27,15 @@ run: stack build
 	@echo
 	@exec $(BIN) dev
 
-# Every test, against the real PostgreSQL+PostGIS, Redis and S3 server.
-test: stack
+# Every test, against the real PostgreSQL+PostGIS, Redis and S3 server,
+# after the API document passes the linter.
+test: stack lint-openapi
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# api/openapi.yaml against Redocly's recommended rules (installs the pinned
+# CLI into the tool cache on first use; needs node and npm).
+lint-openapi:
+	@bash scripts/lint-openapi.sh
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"sort"
@@ -67,5 +68,26 @@ func TestOpenAPIIsServed(t *testing.T) {
 	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.yaml", nil))
 	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), OpenAPI) || !strings.Contains(rec.Header().Get("Content-Type"), "yaml") {
 		t.Fatalf("GET /openapi.yaml: %d %q", rec.Code, rec.Header().Get("Content-Type"))
+	}
+}
+
+// The operational endpoints document 431 as their client error: Go's HTTP
+// server answers it before any route runs, so it holds for every route.
+func TestOversizedHeadersAre431(t *testing.T) {
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	srv := httptest.NewServer(s.Handler())
+	defer srv.Close()
+	req, err := http.NewRequest("GET", srv.URL+"/healthz", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("X-Padding", strings.Repeat("x", http.DefaultMaxHeaderBytes+8192))
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Fatalf("GET /healthz with %d bytes of headers: %d, want 431", http.DefaultMaxHeaderBytes, resp.StatusCode)
 	}
 }

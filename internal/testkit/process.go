@@ -62,6 +62,7 @@ type Process struct {
 func Start(t testing.TB, env []string, addr string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(Binary(t), args...)
+	dieWithTest(cmd)
 	cmd.Env = append(os.Environ(), env...)
 	if addr != "" {
 		cmd.Env = append(cmd.Env, "HTTP_ADDR="+addr)

@@ -64,6 +64,7 @@ func (s *RedisServer) Start() {
 	s.t.Helper()
 	s.cmd = exec.Command("redis-server", "--port", strconv.Itoa(s.Port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--dir", os.TempDir())
+	dieWithTest(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("testkit: redis-server: %v", err)
 	}

@@ -102,6 +102,7 @@ func (s *S3Server) Start() {
 	os.MkdirAll(filepath.Join(s.dir, "meta"), 0o755)
 	os.MkdirAll(filepath.Join(s.dir, "data"), 0o755)
 	s.cmd.Env = append(os.Environ(), "ROOT_ACCESS_KEY_ID="+S3AccessKey, "ROOT_SECRET_ACCESS_KEY="+S3SecretKey)
+	dieWithTest(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("testkit: versitygw: %v (run `make stack` to install it)", err)
 	}

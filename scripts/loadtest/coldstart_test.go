@@ -34,8 +34,15 @@ func serveFakeProcess() {
 	f := newFakeAPI()
 	f.anyToken, f.rejectFirst = true, fakeRejectFirst
 	srv := &http.Server{Addr: os.Getenv("HTTP_ADDR"), Handler: f.handler()}
-	go func() { <-ctx.Done(); _ = srv.Close() }()
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		<-ctx.Done()
+		_ = srv.Close()
+	}()
 	_ = srv.ListenAndServe()
+	stop() // ends the closer when the server failed to start
+	<-closed
 }
 
 func TestColdStartAgainstFakeProcess(t *testing.T) {

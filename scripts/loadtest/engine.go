@@ -57,13 +57,19 @@ func (e *engine) open(ctx context.Context, s loadShape, act action) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for hits := uint64(0); ; {
-		elapsed := time.Since(began)
-		if elapsed >= s.duration || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
-		wait, stop := s.pacer.Pace(elapsed, hits)
+		elapsed := time.Since(began)
+		// A generator that fell behind (a busy machine) still sends every
+		// hit due before the end: the arrivals of an open loop are the
+		// pacer's, not a function of how fast this loop ran.
+		wait, stop := s.pacer.Pace(min(elapsed, s.duration-1), hits)
 		if stop {
 			return
+		}
+		if wait > 0 && elapsed >= s.duration {
+			return // the next hit falls after the end
 		}
 		if wait > 0 {
 			timer.Reset(wait)
@@ -74,18 +80,24 @@ func (e *engine) open(ctx context.Context, s loadShape, act action) {
 			}
 			continue // re-ask the pacer: the duration may have ended meanwhile
 		}
+		// A late hit counts at the time it was due, so each step or window
+		// gets the arrivals the pacer gave it.
+		due := elapsed
+		if at, _ := s.pacer.Pace(0, hits); at < elapsed {
+			due = at
+		}
 		slot := int(hits)
 		hits++
 		select {
 		case sem <- struct{}{}:
-			e.rec.arrival(elapsed, false)
+			e.rec.arrival(due, false)
 			e.inflight.Add(1)
 			wg.Go(func() {
 				defer func() { e.inflight.Add(-1); <-sem }()
 				act(ctx, slot)
 			})
 		default:
-			e.rec.arrival(elapsed, true)
+			e.rec.arrival(due, true)
 		}
 	}
 }

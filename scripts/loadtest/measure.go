@@ -24,7 +24,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	e := &env{cfg: cfg, c: &client{base: base, hc: hc, rec: rec}, fx: fx, hot: hot,
 		media: newMediaTracker(rec), up: newUploader()}
 	eng := &engine{rec: rec}
-	shape, steps := cfg.shape()
+	shape, steps, halt := cfg.shape()
 	cfg.addWindows(rec, steps)
 	smp := newSampler(hc, base, rec, eng)
 	smp.start(ctx)
@@ -33,11 +33,14 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	rec.t0 = time.Now() // before any goroutine touches rec
 	bg, stopBg := context.WithCancel(ctx)
 	defer stopBg()
-	go smp.loop(bg)
+	stopSampling := smp.run(bg)
+	defer stopSampling()
 	stopPoll := e.startPolling(bg, d.photos)
-	stoppedEarly := watchSteps(bg, cfg, rec, steps)
+	stopWatch := watchSteps(bg, cfg, rec, steps, halt)
+	defer stopWatch()
 	cfg.Log.Info("load started", "scenario", cfg.Scenario, "model", sum.loadModel(cfg), "duration", cfg.Duration)
 	eng.run(ctx, shape, d.build(e))
+	stoppedEarly := stopWatch() // the load is over: nothing left to halt
 	loadDur := time.Since(rec.t0)
 	sum.Generator = generatorUse(cpu0, loadDur)
 	cpuLoad := smp.sampleOnce(ctx)
@@ -49,6 +52,9 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 		sum.Likes = e.verifyLikes(ctx, hot, cfg.LikeSettle)
 	}
 	cpuTotal := smp.sampleOnce(ctx)
+	// Every background goroutine has returned before the summary reads what
+	// they wrote.
+	stopSampling()
 	stopBg()
 	sum.FinishedAt = time.Now()
 	sum.fillLoad(cfg, loadDur)
@@ -64,7 +70,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 		sum.Likes.finish(&e.likeStats, loadDur)
 	}
 	if steps != nil {
-		sum.Steps = stepsSummary(cfg, rec, *steps, stoppedEarly.Load())
+		sum.Steps = stepsSummary(cfg, rec, *steps, stoppedEarly)
 	}
 	if cfg.Scenario == "coldstart" {
 		sum.ColdStart = coldWindows(rec, loadDur)
@@ -72,22 +78,23 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	return sum, ctx.Err()
 }
 
-// shape turns the config into the engine's load shape; steps is non-nil
-// for a stepped run.
-func (c *Config) shape() (loadShape, *StepPacer) {
-	s := loadShape{duration: c.Duration, maxInflight: c.MaxInflight}
+// shape turns the config into the engine's load shape; for a stepped run
+// steps is non-nil and halt ends the load early.
+func (c *Config) shape() (s loadShape, steps *StepPacer, halt func()) {
+	s = loadShape{duration: c.Duration, maxInflight: c.MaxInflight}
 	switch {
 	case c.Scenario == "steps":
 		p := newStepPacer(c.StepStart, c.StepMax, c.StepLen)
 		p.Steps = int(c.Duration / c.StepLen)
-		s.pacer = &stoppablePacer{Pacer: p}
-		return s, &p
+		sp := &stoppablePacer{Pacer: p}
+		s.pacer = sp
+		return s, &p, func() { sp.stop.Store(true) }
 	case c.Rate > 0:
 		s.pacer = constantPacer(c.Rate)
 	default:
 		s.vus, s.ramp, s.think = c.VUs, c.Ramp, c.Think
 	}
-	return s, nil
+	return s, nil, func() {}
 }
 
 // addWindows registers the time windows the summary reports on.

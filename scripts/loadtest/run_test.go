@@ -30,6 +30,10 @@ func TestUploadAcceptedVersusCompleted(t *testing.T) {
 	srv := f.start(t)
 	cfg := testConfig(t, "upload", srv.URL)
 	cfg.VUs = 4
+	// Every upload must be resolved within the drain bound, twenty polls a
+	// round while the queue is busy: on a busy machine the load still makes
+	// hundreds, and 2 s did not always suffice.
+	cfg.Drain = 8 * time.Second
 	sum, err := run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -139,17 +143,9 @@ func TestNearbyOpenLoop(t *testing.T) {
 // Steps: the fake turns slow (1.1 s) once the first two steps are served,
 // so the held step is the second.
 func TestStepsHeldStepAgainstFake(t *testing.T) {
-	f := newFakeAPI()
-	f.slowNearbyAfter = 10 + 20
-	srv := f.start(t)
-	cfg := testConfig(t, "steps", srv.URL)
-	cfg.Duration = 0
-	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, 40
-	sum, err := run(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st := sum.Steps
+	// -step-continue: a machine that stalls the generator for a second
+	// would have the watcher halt in the second step.
+	st, _ := stepsAgainstFake(t, 40, true)
 	if st == nil || len(st.Steps) != 3 {
 		t.Fatalf("steps: %+v", st)
 	}
@@ -162,6 +158,49 @@ func TestStepsHeldStepAgainstFake(t *testing.T) {
 	if st.Steps[0].Arrivals != 10 || st.Steps[1].Arrivals != 20 || st.Steps[2].Arrivals != 40 {
 		t.Errorf("arrivals per step: %d %d %d, want 10 20 40", st.Steps[0].Arrivals, st.Steps[1].Arrivals, st.Steps[2].Arrivals)
 	}
+}
+
+// The step watcher halts the load at the first failing step: the fake
+// turns slow in the third step (40/s), which is judged one second after it
+// ends, so the fifth step (160/s) never starts. Run to the end, the load
+// would send 310 requests. (A machine that stalls the generator can fail
+// an earlier step; the load must then stop earlier still.)
+func TestStepsWatcherHaltsTheLoad(t *testing.T) {
+	st, f := stepsAgainstFake(t, 160, false)
+	if st == nil || !st.StoppedEarly || st.FirstFailedRate == 0 || st.Steps[len(st.Steps)-1].TargetRate != st.FirstFailedRate {
+		t.Fatalf("steps: %+v", st)
+	}
+	f.mu.Lock()
+	sent := f.nearbySeen
+	f.mu.Unlock()
+	t.Logf("%d nearby requests, first failed step %v/s", sent, st.FirstFailedRate)
+	// Halted, the load ends with the step after the failing one (the
+	// watcher's grace second): 10+20+40+80 requests when the third fails.
+	halted := 0
+	for r := 10.0; r <= 2*st.FirstFailedRate; r *= 2 {
+		halted += int(r)
+	}
+	if sent > halted+40 {
+		t.Errorf("%d requests, want at most about %d: the load went on after the failing step", sent, halted)
+	}
+}
+
+// stepsAgainstFake runs 1 s steps from 10/s up to maxRate against a fake
+// whose nearby answers turn slow (1.1 s) once the first two steps are served.
+func stepsAgainstFake(t *testing.T, maxRate float64, continueOnFailure bool) (*StepsSummary, *fakeAPI) {
+	t.Helper()
+	f := newFakeAPI()
+	f.slowNearbyAfter = 10 + 20
+	srv := f.start(t)
+	cfg := testConfig(t, "steps", srv.URL)
+	cfg.Duration = 0
+	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, maxRate
+	cfg.StepContinue = continueOnFailure
+	sum, err := run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sum.Steps, f
 }
 
 // Mixed drives every request kind and both trackers.

@@ -50,6 +50,22 @@ func (s *sampler) start(ctx context.Context) {
 	}
 }
 
+// run samples every second until the returned stop is called. stop cancels
+// the loop and waits until it has returned: a scrape still in flight would
+// otherwise write a sample while the summary reads the recorder.
+func (s *sampler) run(ctx context.Context) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		s.loop(ctx)
+	}()
+	return func() {
+		cancel()
+		<-stopped
+	}
+}
+
 // loop samples every second until ctx ends.
 func (s *sampler) loop(ctx context.Context) {
 	t := time.NewTicker(time.Second)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"sync/atomic"
 	"time"
 )
 
@@ -90,31 +89,47 @@ func (ls *LikeSummary) finish(st *likeStats, dur time.Duration) {
 	ls.AcceptedPerS = round(float64(ls.Accepted)/max(dur.Seconds(), 1e-9), 3)
 }
 
-// watchSteps evaluates each step one second after it ends and stops the
+// watchSteps evaluates each step one second after it ends and halts the
 // pacer at the first failing step (unless -step-continue): doubling the rate
-// of a drowning server only adds minutes of timeouts.
-func watchSteps(ctx context.Context, cfg *Config, rec *recorder, steps *StepPacer) *atomic.Bool {
-	stopped := &atomic.Bool{}
+// of a drowning server only adds minutes of timeouts. The returned stop
+// ends the watcher, waits for it and reports whether it halted the load.
+func watchSteps(ctx context.Context, cfg *Config, rec *recorder, steps *StepPacer, halt func()) (stop func() bool) {
 	if steps == nil || cfg.StepContinue {
-		return stopped
+		return func() bool { return false }
 	}
-	const grace = time.Second
+	ctx, cancel := context.WithCancel(ctx)
+	var halted bool
+	stopped := make(chan struct{})
 	go func() {
-		for i := range steps.Steps - 1 { // the last step ends the run anyway
-			end := rec.t0.Add(time.Duration(i+1)*steps.Step + grace)
-			if !sleepCtx(ctx, time.Until(end)) {
-				return
-			}
-			sr := rec.stepResult(i, steps.RateAt(i), steps.Step, true)
-			cfg.Log.Info("step", "rate", sr.TargetRate, "served_per_s", round(sr.ServedPerS, 1), "p95_ms", sr.P95Ms, "held", sr.Held)
-			if !sr.Held {
-				stopped.Store(true)
-				cfg.Log.Info("step failed: stopping the stepped load", "rate", sr.TargetRate)
-				return
-			}
+		defer close(stopped)
+		if halted = firstFailingStep(ctx, cfg, rec, steps); halted {
+			halt()
 		}
 	}()
-	return stopped
+	return func() bool {
+		cancel()
+		<-stopped
+		return halted
+	}
+}
+
+// firstFailingStep waits for each step but the last to end and reports
+// whether one failed before ctx ended.
+func firstFailingStep(ctx context.Context, cfg *Config, rec *recorder, steps *StepPacer) bool {
+	const grace = time.Second
+	for i := range steps.Steps - 1 { // the last step ends the run anyway
+		end := rec.t0.Add(time.Duration(i+1)*steps.Step + grace)
+		if !sleepCtx(ctx, time.Until(end)) {
+			return false
+		}
+		sr := rec.stepResult(i, steps.RateAt(i), steps.Step, true)
+		cfg.Log.Info("step", "rate", sr.TargetRate, "served_per_s", round(sr.ServedPerS, 1), "p95_ms", sr.P95Ms, "held", sr.Held)
+		if !sr.Held {
+			cfg.Log.Info("step failed: stopping the stepped load", "rate", sr.TargetRate)
+			return true
+		}
+	}
+	return false
 }
 
 func stepsSummary(cfg *Config, rec *recorder, p StepPacer, stoppedEarly bool) *StepsSummary {
