@@ -40,7 +40,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	defer stopWatch()
 	cfg.Log.Info("load started", "scenario", cfg.Scenario, "model", sum.loadModel(cfg), "duration", cfg.Duration)
 	eng.run(ctx, shape, d.build(e))
-	stoppedEarly := stopWatch() // the load is over: nothing left to halt
+	haltedAt := stopWatch() // the load is over: nothing left to halt
 	loadDur := time.Since(rec.t0)
 	sum.Generator = generatorUse(cpu0, loadDur)
 	cpuLoad := smp.sampleOnce(ctx)
@@ -70,7 +70,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 		sum.Likes.finish(&e.likeStats, loadDur)
 	}
 	if steps != nil {
-		sum.Steps = stepsSummary(cfg, rec, *steps, stoppedEarly)
+		sum.Steps = stepsSummary(cfg, rec, *steps, haltedAt)
 	}
 	if cfg.Scenario == "coldstart" {
 		sum.ColdStart = coldWindows(rec, loadDur)
