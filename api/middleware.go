@@ -101,7 +101,8 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 }
 
 // httpMetrics records request durations labelled by route template, never
-// the raw path, so ids do not explode the label set.
+// the raw path, so ids do not explode the label set; a path no route
+// matches is "unmatched" and an unknown method "other".
 type httpMetrics struct{ duration *prometheus.HistogramVec }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -121,7 +122,18 @@ func (m *httpMetrics) handler(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.duration.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+	m.duration.WithLabelValues(methodLabel(c.Request.Method), route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+}
+
+// methodLabel keeps the method label bounded: any client can send any
+// token as a method, before authentication, and each would be a new series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }
 
 // authenticate reads a bearer token when one is sent. A bad token is always
