@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -134,6 +135,19 @@ func methodLabel(m string) string {
 		return m
 	}
 	return "other"
+}
+
+// deadline bounds the work a request can cause, so that a stuck dependency
+// frees the request's slot and connection instead of holding them.
+func (s *Server) deadline(c *gin.Context) {
+	d := s.deps.RequestTimeout
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
+		d += uploadBodyTime
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), d)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
 }
 
 // authenticate reads a bearer token when one is sent. A bad token is always

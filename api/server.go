@@ -31,6 +31,9 @@ type Deps struct {
 	// request waits up to QueueWait (0: 100 ms) and is then shed with 503.
 	MaxInflight int
 	QueueWait   time.Duration
+	// RequestTimeout is a /v1 request's deadline (0: 10 s); an upload gets
+	// it on top of its body time. Work cut by it answers 503.
+	RequestTimeout time.Duration
 }
 
 // Server routes HTTP requests to the services.
@@ -72,6 +75,9 @@ func (d Deps) withDefaults() Deps {
 	if d.QueueWait <= 0 {
 		d.QueueWait = 100 * time.Millisecond
 	}
+	if d.RequestTimeout <= 0 {
+		d.RequestTimeout = 10 * time.Second
+	}
 	return d
 }
 
@@ -82,7 +88,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.shed.handler, s.authenticate)
+	v1 := e.Group("/v1", s.shed.handler, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)

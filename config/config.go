@@ -36,6 +36,9 @@ type Config struct {
 	MaxInflight       int
 	QueueWait         time.Duration
 	DrainDelay        time.Duration
+	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
+	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
+	MetricsAddr       string        // METRICS_ADDR: serve the API's /metrics there instead of on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 }
@@ -85,6 +88,9 @@ func Parse(getenv func(string) string) (Config, error) {
 		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0, 0),
 		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256, 1),
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond, time.Nanosecond),
+		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
+		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
+		MetricsAddr:       e.str("METRICS_ADDR", ""),
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),

@@ -29,7 +29,7 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // closes, and in-flight requests get cfg.ShutdownTimeout to finish.
 func (a *app) runAPI(ctx context.Context) error {
 	deps := api.Deps{Log: a.logFor("api"), Registry: a.registry, Checks: a.checks(), Clock: a.clock,
-		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait}
+		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait, RequestTimeout: a.cfg.RequestTimeout}
 	stop := a.wireAPI(ctx, &deps)
 	defer stop()
 	srv := api.New(deps)

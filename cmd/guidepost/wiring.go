@@ -56,7 +56,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 	a := &app{cfg: cfg, log: log, clock: guidepost.SystemClock{}, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
-	if a.db, err = gsql.Open(ctx, cfg.DatabaseURL); err != nil {
+	if a.db, err = gsql.OpenWith(ctx, cfg.DatabaseURL, gsql.Options{StatementTimeout: cfg.StatementTimeout}); err != nil {
 		return nil, err
 	}
 	a.db.Register(a.registry)
