@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -289,8 +290,8 @@ func checkLimit(f *guidepost.Fields, v *int, def, max int) int {
 }
 
 // nearbyQuery validates p; the cursor is checked against the query it must
-// belong to.
-func (p NearbyParams) query(signer cursorSigner) (NearbyQuery, []byte, error) {
+// belong to, and its depth returned (0 without one).
+func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []byte, int, error) {
 	var f guidepost.Fields
 	checkLat(&f, "lat", p.Lat)
 	checkLng(&f, "lng", p.Lng)
@@ -304,18 +305,19 @@ func (p NearbyParams) query(signer cursorSigner) (NearbyQuery, []byte, error) {
 	limit := checkLimit(&f, p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	if err := f.Err(); err != nil {
-		return NearbyQuery{}, nil, err
+		return NearbyQuery{}, nil, 0, err
 	}
 	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag}
 	fp := fingerprint(q.Lat, q.Lng, q.RadiusM, q.Tag)
-	if p.Cursor != "" {
-		at, msg := signer.decode(p.Cursor, fp)
-		if msg != "" {
-			return NearbyQuery{}, nil, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
-		}
-		q.After = &at
+	if p.Cursor == "" {
+		return q, fp, 0, nil
 	}
-	return q, fp, nil
+	at, msg := signer.decode(p.Cursor, fp, now)
+	if msg != "" {
+		return NearbyQuery{}, nil, 0, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
+	}
+	q.After = &at.Position
+	return q, fp, at.Depth, nil
 }
 
 func (p BBoxParams) query() (BBoxQuery, error) {
