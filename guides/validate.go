@@ -35,6 +35,15 @@ const (
 	// MaxClusterCells bounds a clustering answer: a whole-world map at zoom
 	// 5 is ~10,000 cells; zooming in on a huge viewport must zoom the map.
 	MaxClusterCells = 50_000
+	// MaxClusterScan bounds the guides a clustering above zoom 13 reads (it
+	// groups the viewport's guides themselves): a phone's viewport at zoom
+	// 14 in the densest city holds a few thousand.
+	MaxClusterScan = 50_000
+
+	// A spot (SpotRadiusM around a point) holds at most MaxGuidesPerSpot
+	// guides: nearby queries around a stack read all of it.
+	MaxGuidesPerSpot = 1000
+	SpotRadiusM      = 1
 )
 
 // Input is a new guide as a client sends it. Lat and Lng are pointers so
