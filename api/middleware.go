@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -135,6 +137,47 @@ func methodLabel(m string) string {
 		return m
 	}
 	return "other"
+}
+
+// strictQuery refuses a query string that does not parse, naming the
+// parameter, instead of dropping the pair as url.ParseQuery does: a client
+// whose cursor was mangled must learn it, not get page one again. Values
+// must be valid UTF-8, since every one may reach PostgreSQL.
+func strictQuery(c *gin.Context) {
+	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, kerr := url.QueryUnescape(rawKey)
+		if kerr != nil || !utf8.ValidString(key) {
+			key = rawKey
+		}
+		value, verr := url.QueryUnescape(rawValue)
+		switch {
+		case kerr != nil || verr != nil || strings.Contains(pair, ";"):
+			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "is not a valid URL-encoded query parameter"}))
+			return
+		case !utf8.ValidString(key) || !utf8.ValidString(value):
+			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "must be valid UTF-8"}))
+			return
+		}
+	}
+	c.Next()
+}
+
+// printable makes a client's parameter name safe to echo in a problem.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		if guidepost.TextProblem(string(r), false) != "" {
+			return '?'
+		}
+		return r
+	}, s)
 }
 
 // deadline bounds the work a request can cause, so that a stuck dependency

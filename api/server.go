@@ -88,7 +88,7 @@ func (s *Server) routes() {
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.shed.handler, s.deadline, s.authenticate)
+	v1 := e.Group("/v1", strictQuery, s.shed.handler, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)

@@ -49,7 +49,9 @@ func (in *SignupInput) validate() error {
 	var f guidepost.Fields
 	in.Email = strings.TrimSpace(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
-	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
+	if msg := guidepost.TextProblem(in.Email, false); msg != "" {
+		f.Add("email", msg)
+	} else if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
 		f.Add("email", "must be a valid email address")
 	}
 	if n := utf8.RuneCountInString(in.Password); n < 8 || n > 256 {
@@ -57,6 +59,8 @@ func (in *SignupInput) validate() error {
 	}
 	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
 		f.Add("display_name", "must be 1 to 64 characters")
+	} else if msg := guidepost.TextProblem(in.DisplayName, false); msg != "" {
+		f.Add("display_name", msg)
 	}
 	return f.Err()
 }
@@ -98,7 +102,15 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 // Login checks a password. Both an unknown email and a wrong password are the
 // same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
-	u, err := s.store.UserByEmail(ctx, strings.TrimSpace(email))
+	email = strings.TrimSpace(email)
+	if msg := guidepost.TextProblem(email, false); msg != "" || len(email) > 254 {
+		// No account can have such an email: saying so reveals nothing.
+		if msg == "" {
+			msg = "must be at most 254 bytes"
+		}
+		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "email", Message: msg})
+	}
+	u, err := s.store.UserByEmail(ctx, email)
 	hash := u.PasswordHash
 	switch code := guidepost.ErrorCode(err); {
 	case code == guidepost.ENOTFOUND:

@@ -98,8 +98,8 @@ func checkTitle(f *guidepost.Fields, title string) string {
 		f.Add("title", "is required")
 	case n > MaxTitle:
 		f.Add("title", fmt.Sprintf("must be at most %d characters", MaxTitle))
-	case hasControl(title, false):
-		f.Add("title", "must not contain control characters")
+	case guidepost.TextProblem(title, false) != "":
+		f.Add("title", guidepost.TextProblem(title, false))
 	}
 	return title
 }
@@ -114,6 +114,8 @@ func checkBody(f *guidepost.Fields, body string) string {
 	return body
 }
 
+// hasControl allows bidirectional controls, unlike titles and tags: a
+// body mixing scripts may need them to display right.
 func hasControl(s string, allowLines bool) bool {
 	for _, r := range s {
 		if allowLines && (r == '\n' || r == '\r' || r == '\t') {
@@ -184,10 +186,8 @@ func checkTagValue(t string) string {
 		return "must not be empty"
 	case n > MaxTagChars:
 		return fmt.Sprintf("must be at most %d characters", MaxTagChars)
-	case hasControl(t, false):
-		return "must not contain control characters"
 	}
-	return ""
+	return guidepost.TextProblem(t, false)
 }
 
 // checkTags normalises tags and drops repeats, keeping the first order.

@@ -137,6 +137,11 @@ func translate(err error, what string) error {
 		return errTooSlow(err)
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
 		return guidepost.Wrap(guidepost.ECONFLICT, err, what+" already exists")
+	case errors.As(err, &pgErr) && (pgErr.Code == "22021" || pgErr.Code == "22P05" || pgErr.Code == "22P02"):
+		// A value PostgreSQL cannot store (a byte sequence that is not
+		// UTF-8, NUL, a malformed literal): the services check every field
+		// first, so this is a net, not a validation.
+		return guidepost.Wrap(guidepost.EINVALID, err, "a value in the request cannot be stored")
 	case isConnError(err):
 		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
 	default:
