@@ -18,6 +18,9 @@ import (
 )
 
 func work(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := cfg.CheckServe(); err != nil {
+		return err
+	}
 	a, err := open(ctx, cfg, log)
 	if err != nil {
 		return err
