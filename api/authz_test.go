@@ -176,7 +176,8 @@ func TestAuthorisationMatrix(t *testing.T) {
 	for _, r := range rows {
 		for i, token := range tokens {
 			method, path, ct, body := r.call(t, token)
-			status, raw := h.send(method, path, token, ct, body)
+			status, _, b := h.send(method, path, token, ct, body)
+			raw := string(b)
 			if status != r.want[i] {
 				t.Errorf("%s as %s: %d, want %d: %s", r.route, callers[i], status, r.want[i], raw)
 			}
@@ -199,8 +200,8 @@ func algNone(userID string) string {
 		enc([]byte(fmt.Sprintf(`{"iss":"guidepost","sub":%q,"iat":%d,"exp":%d}`, userID, now, now+3600))) + "."
 }
 
-// send makes one request and returns the status and body.
-func (h *harness) send(method, path, token, contentType string, body io.Reader) (int, string) {
+// send makes one request and returns the status, headers and body.
+func (h *harness) send(method, path, token, contentType string, body io.Reader) (int, http.Header, []byte) {
 	h.t.Helper()
 	req, _ := http.NewRequest(method, h.srv.URL+path, body)
 	if contentType != "" {
@@ -215,15 +216,15 @@ func (h *harness) send(method, path, token, contentType string, body io.Reader) 
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(raw)
+	return resp.StatusCode, resp.Header, raw
 }
 
 // doRaw sends a request that must answer want, and returns its JSON body.
 func (h *harness) doRaw(method, path, token, contentType string, body io.Reader, want int) map[string]any {
 	h.t.Helper()
-	status, raw := h.send(method, path, token, contentType, body)
+	status, _, raw := h.send(method, path, token, contentType, body)
 	var out map[string]any
-	if status != want || json.Unmarshal([]byte(raw), &out) != nil {
+	if status != want || json.Unmarshal(raw, &out) != nil {
 		h.t.Fatalf("%s %s: %d %s", method, path, status, raw)
 	}
 	return out
