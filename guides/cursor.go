@@ -28,10 +28,12 @@ const (
 )
 
 // Bounds of paging: a cursor is refused once older than MaxCursorAge, and
-// a search pages through at most MaxCursorDepth guides (ten full pages).
+// a search pages through at most MaxCursorDepth guides, as far as
+// Elasticsearch's max_result_window: a person never pages that far, and a
+// cursor replayed there costs the KNN scan some 10,000 index entries.
 const (
 	MaxCursorAge   = time.Hour
-	MaxCursorDepth = 1000
+	MaxCursorDepth = 10_000
 )
 
 // cursorAt is what a cursor says: where the page ended and how deep.
