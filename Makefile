@@ -18,6 +18,7 @@ build:
 # The service with demo data: migrations, a few hundred guides around Seoul,
 # Busan and Jeju (some with generated photos), then API + worker in one
 # process.
+run: export GUIDEPOST_ENV ?= development
 run: stack build
 	@$(BIN) migrate
 	@$(BIN) seed --demo

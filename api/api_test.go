@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"encoding/json"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -48,20 +47,12 @@ type reply struct {
 
 func (h *harness) do(method, path, token string, body string) reply {
 	h.t.Helper()
-	req, _ := http.NewRequest(method, h.srv.URL+path, strings.NewReader(body))
+	contentType := ""
 	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+		contentType = "application/json"
 	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	r := reply{status: resp.StatusCode, header: resp.Header}
+	status, header, raw := h.send(method, path, token, contentType, strings.NewReader(body))
+	r := reply{status: status, header: header}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
 			h.t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)

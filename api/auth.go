@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 )
 
@@ -75,8 +76,12 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	sess, err := s.deps.Auth.Login(c.Request.Context(), in.Email, in.Password)
-	if err != nil {
+	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
 		s.unauthorized(c, err)
+		return
+	}
+	if err != nil {
+		fail(c, err)
 		return
 	}
 	writeSession(c, http.StatusOK, sess)

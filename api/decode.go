@@ -79,7 +79,11 @@ func jsonError(err error) error {
 		return guidepost.Invalid(guidepost.FieldError{Field: "body", Message: "is not valid JSON"})
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		field := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
-		return guidepost.Invalid(guidepost.FieldError{Field: field, Message: "is not a known field"})
+		if field == "" {
+			return guidepost.Invalid(guidepost.FieldError{Field: "body", Message: "has a member with an empty name"})
+		}
+		// The name is the client's: bounded and printable before it is echoed.
+		return guidepost.Invalid(guidepost.FieldError{Field: printable(field), Message: "is not a known field"})
 	default:
 		return guidepost.Invalid(guidepost.FieldError{Field: "body", Message: fmt.Sprintf("cannot be read: %v", err)})
 	}

@@ -7,12 +7,18 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Check is one dependency that readiness reports on.
+// Check is one dependency that readiness reports on. A required check that
+// fails makes /readyz 503; an optional one only degrades it: the API keeps
+// answering without Redis (the cache falls back to PostgreSQL) and without
+// S3 (uploads answer 503 by themselves), so a blip of either must not take
+// every replica out of a load balancer.
 type Check struct {
-	Name string
-	Ping func(context.Context) error
+	Name     string
+	Ping     func(context.Context) error
+	Optional bool
 }
 
 // healthz says the process is alive; it touches no dependency, so a slow
@@ -21,30 +27,19 @@ func (s *Server) healthz(c *gin.Context) {
 	c.JSON(http.StatusOK, gin.H{"status": "ok"})
 }
 
-// readyz pings every dependency in parallel, each with its own short
-// deadline, and names each one's state.
+// readyz reports every dependency's state and is 503 only when a required
+// one is down or the server drains.
 func (s *Server) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	results := make(map[string]string, len(s.deps.Checks))
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	for _, chk := range s.deps.Checks {
-		wg.Go(func() {
-			state := "ok"
-			if err := chk.Ping(ctx); err != nil {
-				state = "unavailable"
-				s.deps.Log.WarnContext(ctx, "readiness check failed", "check", chk.Name, "err", err)
-			}
-			mu.Lock()
-			results[chk.Name] = state
-			mu.Unlock()
-		})
-	}
-	wg.Wait()
+	results := s.ready.check(c.Request.Context())
 	status, word := http.StatusOK, "ready"
-	for _, state := range results {
-		if state != "ok" {
+	for _, chk := range s.deps.Checks {
+		switch {
+		case results[chk.Name] == "ok":
+		case chk.Optional:
+			if word == "ready" {
+				word = "degraded"
+			}
+		default:
 			status, word = http.StatusServiceUnavailable, "unavailable"
 		}
 	}
@@ -52,4 +47,84 @@ func (s *Server) readyz(c *gin.Context) {
 		status, word = http.StatusServiceUnavailable, "draining"
 	}
 	c.JSON(status, gin.H{"status": word, "checks": results})
+}
+
+// readiness runs the checks and remembers the last results, which the
+// per-dependency gauge reports.
+type readiness struct {
+	checks []Check
+	log    func(ctx context.Context, name string, err error)
+
+	mu   sync.Mutex
+	last map[string]string
+	at   time.Time
+}
+
+// check pings every dependency in parallel, each with a short deadline.
+func (r *readiness) check(ctx context.Context) map[string]string {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	results := make(map[string]string, len(r.checks))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, chk := range r.checks {
+		wg.Go(func() {
+			state := "ok"
+			if err := chk.Ping(ctx); err != nil {
+				state = "unavailable"
+				r.log(ctx, chk.Name, err)
+			}
+			mu.Lock()
+			results[chk.Name] = state
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	r.mu.Lock()
+	r.last, r.at = results, time.Now()
+	r.mu.Unlock()
+	return results
+}
+
+// recent returns the last results, checking again when they are older
+// than maxAge, so a scrape neither pings on every call nor reports stale
+// states when no load balancer polls /readyz.
+func (r *readiness) recent(maxAge time.Duration) map[string]string {
+	r.mu.Lock()
+	last, at := r.last, r.at
+	r.mu.Unlock()
+	if last != nil && time.Since(at) < maxAge {
+		return last
+	}
+	return r.check(context.Background())
+}
+
+// readinessCollector exports guidepost_dependency_up{dependency}: 1 when
+// the last check reached it, 0 when not.
+type readinessCollector struct {
+	r    *readiness
+	desc *prometheus.Desc
+}
+
+func (c readinessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c readinessCollector) Collect(ch chan<- prometheus.Metric) {
+	for name, state := range c.r.recent(5 * time.Second) {
+		up := 0.0
+		if state == "ok" {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, up, name)
+	}
+}
+
+func newReadiness(deps Deps) *readiness {
+	r := &readiness{checks: deps.Checks, log: func(ctx context.Context, name string, err error) {
+		deps.Log.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
+	}}
+	if len(deps.Checks) > 0 {
+		deps.Registry.MustRegister(readinessCollector{r: r, desc: prometheus.NewDesc("guidepost_dependency_up",
+			"1 when the dependency answered its last readiness check (at most 5 s old), 0 when not.", []string{"dependency"}, nil)})
+	}
+	return r
 }

@@ -1,14 +1,17 @@
 package api
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
@@ -101,7 +104,8 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 }
 
 // httpMetrics records request durations labelled by route template, never
-// the raw path, so ids do not explode the label set.
+// the raw path, so ids do not explode the label set; a path no route
+// matches is "unmatched" and an unknown method "other".
 type httpMetrics struct{ duration *prometheus.HistogramVec }
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
@@ -121,7 +125,72 @@ func (m *httpMetrics) handler(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.duration.WithLabelValues(c.Request.Method, route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+	m.duration.WithLabelValues(methodLabel(c.Request.Method), route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+}
+
+// methodLabel keeps the method label bounded: any client can send any
+// token as a method, before authentication, and each would be a new series.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
+}
+
+// strictQuery refuses a query string that does not parse, naming the
+// parameter, instead of dropping the pair as url.ParseQuery does: a client
+// whose cursor was mangled must learn it, not get page one again. Values
+// must be valid UTF-8, since every one may reach PostgreSQL.
+func strictQuery(c *gin.Context) {
+	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		rawKey, rawValue, _ := strings.Cut(pair, "=")
+		key, kerr := url.QueryUnescape(rawKey)
+		if kerr != nil || !utf8.ValidString(key) {
+			key = rawKey
+		}
+		value, verr := url.QueryUnescape(rawValue)
+		switch {
+		case kerr != nil || verr != nil || strings.Contains(pair, ";"):
+			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "is not a valid URL-encoded query parameter"}))
+			return
+		case !utf8.ValidString(key) || !utf8.ValidString(value):
+			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "must be valid UTF-8"}))
+			return
+		}
+	}
+	c.Next()
+}
+
+// printable makes a client's parameter name safe to echo in a problem.
+func printable(s string) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > 64 {
+		s = s[:64]
+	}
+	return strings.Map(func(r rune) rune {
+		if guidepost.TextProblem(string(r), false) != "" {
+			return '?'
+		}
+		return r
+	}, s)
+}
+
+// deadline bounds the work a request can cause, so that a stuck dependency
+// frees the request's slot and connection instead of holding them.
+func (s *Server) deadline(c *gin.Context) {
+	d := s.deps.RequestTimeout
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
+		d += uploadBodyTime
+	}
+	ctx, cancel := context.WithTimeout(c.Request.Context(), d)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
 }
 
 // authenticate reads a bearer token when one is sent. A bad token is always
@@ -138,7 +207,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.unauthorized(c, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the Authorization header must be 'Bearer <token>'"))
 		return
 	}
-	userID, err := s.deps.Auth.Authenticate(strings.TrimSpace(token))
+	userID, err := s.deps.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(token))
 	if err != nil {
 		s.unauthorized(c, err)
 		return

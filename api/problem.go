@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"net/http"
 
@@ -44,7 +45,13 @@ type Problem struct {
 // request id and shown only as a generic message.
 func fail(c *gin.Context, err error) {
 	code := guidepost.ErrorCode(err)
-	if errors.Is(err, errClientGone) || c.Request.Context().Err() != nil && code == guidepost.EINTERNAL {
+	if code == guidepost.EINTERNAL && errors.Is(err, context.DeadlineExceeded) {
+		// The request's deadline cut a dependency short: the server is
+		// busy or a dependency slow, and a retry may well succeed.
+		err = guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the request took too long; try again shortly")
+		code = guidepost.EUNAVAILABLE
+	}
+	if errors.Is(err, errClientGone) || errors.Is(c.Request.Context().Err(), context.Canceled) && code == guidepost.EINTERNAL {
 		// The client hung up; nobody will read an answer. 499 in the logs
 		// keeps these apart from real failures.
 		c.AbortWithStatus(499)

@@ -4,6 +4,7 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"sync/atomic"
@@ -27,10 +28,16 @@ type Deps struct {
 	Guides   GuideService
 	Checks   []Check
 	Clock    guidepost.Clock
+	// MetricsElsewhere leaves /metrics off this router: main serves it on
+	// an internal address (METRICS_ADDR) instead.
+	MetricsElsewhere bool
 	// MaxInflight bounds requests served at once (0: 256); beyond it a
 	// request waits up to QueueWait (0: 100 ms) and is then shed with 503.
 	MaxInflight int
 	QueueWait   time.Duration
+	// RequestTimeout is a /v1 request's deadline (0: 10 s); an upload gets
+	// it on top of its body time. Work cut by it answers 503.
+	RequestTimeout time.Duration
 }
 
 // Server routes HTTP requests to the services.
@@ -39,6 +46,8 @@ type Server struct {
 	engine   *gin.Engine
 	draining atomic.Bool
 	shed     *shedder
+	ready    *readiness
+	handlers inflight
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
@@ -47,10 +56,11 @@ func New(deps Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, engine: gin.New()}
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
+	s.ready = newReadiness(deps)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
 	e.HandleMethodNotAllowed = true
-	e.Use(withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
+	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -72,6 +82,9 @@ func (d Deps) withDefaults() Deps {
 	if d.QueueWait <= 0 {
 		d.QueueWait = 100 * time.Millisecond
 	}
+	if d.RequestTimeout <= 0 {
+		d.RequestTimeout = 10 * time.Second
+	}
 	return d
 }
 
@@ -79,10 +92,12 @@ func (s *Server) routes() {
 	e := s.engine
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
+	if !s.deps.MetricsElsewhere {
+		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
+	}
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.shed.handler, s.authenticate)
+	v1 := e.Group("/v1", strictQuery, s.shed.handler, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)
@@ -94,6 +109,13 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // Drain makes /readyz fail so load balancers stop sending new work while
 // in-flight requests finish.
 func (s *Server) Drain() { s.draining.Store(true) }
+
+// WaitHandlers returns once every handler has returned (after the HTTP
+// server's Shutdown or Close), or with ctx's error; it reports how many
+// were running when it was called, for the log.
+func (s *Server) WaitHandlers(ctx context.Context) (running int, err error) {
+	return s.handlers.running(), s.handlers.wait(ctx)
+}
 
 // Routes lists "METHOD /path" for every registered route; the openapi test
 // compares it with the document.

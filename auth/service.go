@@ -26,6 +26,8 @@ type Service struct {
 	// hashing bounds concurrent argon2id runs: each takes 19 MiB and a core
 	// for ~50 ms, and sign-up and log-in are open to anyone.
 	hashing chan struct{}
+	// known remembers accounts that existed a moment ago.
+	known knownUsers
 }
 
 // NewService wires the account use cases.
@@ -35,7 +37,7 @@ func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
-		hashing: make(chan struct{}, max(2, runtime.NumCPU()))}
+		hashing: make(chan struct{}, max(2, runtime.NumCPU())), known: knownUsers{seen: map[string]time.Time{}}}
 }
 
 // SignupInput is a new account's fields.
@@ -49,7 +51,9 @@ func (in *SignupInput) validate() error {
 	var f guidepost.Fields
 	in.Email = strings.TrimSpace(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
-	if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
+	if msg := guidepost.TextProblem(in.Email, false); msg != "" {
+		f.Add("email", msg)
+	} else if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
 		f.Add("email", "must be a valid email address")
 	}
 	if n := utf8.RuneCountInString(in.Password); n < 8 || n > 256 {
@@ -57,6 +61,8 @@ func (in *SignupInput) validate() error {
 	}
 	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
 		f.Add("display_name", "must be 1 to 64 characters")
+	} else if msg := guidepost.TextProblem(in.DisplayName, false); msg != "" {
+		f.Add("display_name", msg)
 	}
 	return f.Err()
 }
@@ -98,7 +104,15 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 // Login checks a password. Both an unknown email and a wrong password are the
 // same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
 func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
-	u, err := s.store.UserByEmail(ctx, strings.TrimSpace(email))
+	email = strings.TrimSpace(email)
+	if msg := guidepost.TextProblem(email, false); msg != "" || len(email) > 254 {
+		// No account can have such an email: saying so reveals nothing.
+		if msg == "" {
+			msg = "must be at most 254 bytes"
+		}
+		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "email", Message: msg})
+	}
+	u, err := s.store.UserByEmail(ctx, email)
 	hash := u.PasswordHash
 	switch code := guidepost.ErrorCode(err); {
 	case code == guidepost.ENOTFOUND:
@@ -145,9 +159,24 @@ func (s *Service) Me(ctx context.Context, userID string) (User, error) {
 	return s.store.UserByID(ctx, userID)
 }
 
-// Authenticate maps a bearer token to a user id.
-func (s *Service) Authenticate(token string) (string, error) {
-	return s.tokens.Verify(token)
+// Authenticate maps a bearer token to the id of an account that exists: a
+// token outlives nothing it names, so the token of a deleted account is
+// EUNAUTHORIZED like a forged one. Accounts seen recently are remembered
+// for a minute, so this costs PostgreSQL one lookup per user per minute.
+func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
+	id, err := s.tokens.Verify(token)
+	if err != nil || s.known.has(id, s.clock.Now()) {
+		return id, err
+	}
+	switch _, err := s.store.UserByID(ctx, id); guidepost.ErrorCode(err) {
+	case "":
+		s.known.add(id, s.clock.Now())
+		return id, nil
+	case guidepost.ENOTFOUND:
+		return "", guidepost.Wrap(guidepost.EUNAUTHORIZED, err, "the account of this access token no longer exists")
+	default:
+		return "", err
+	}
 }
 
 func (s *Service) session(u User) (Session, error) {

@@ -41,7 +41,7 @@ func TestSignupLoginAndMe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := svc.Authenticate(login.AccessToken)
+	id, err := svc.Authenticate(ctx, login.AccessToken)
 	if err != nil || id != sess.User.ID {
 		t.Fatalf("token names %q, %v; want %q", id, err, sess.User.ID)
 	}
@@ -105,21 +105,22 @@ func TestSignupValidationNamesEveryField(t *testing.T) {
 
 func TestExpiredAndTamperedTokensAreRefused(t *testing.T) {
 	svc, clock := newService(t)
-	sess, err := svc.Guest(context.Background())
+	ctx := context.Background()
+	sess, err := svc.Guest(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	tampered := sess.AccessToken[:len(sess.AccessToken)-2] + flip(sess.AccessToken[len(sess.AccessToken)-2:])
-	if _, err := svc.Authenticate(tampered); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := svc.Authenticate(ctx, tampered); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("tampered token accepted: %v", err)
 	}
 	other := auth.NewTokens(strings.Repeat("x", 32), time.Hour, clock)
 	forged, _ := other.Issue(sess.User.ID)
-	if _, err := svc.Authenticate(forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := svc.Authenticate(ctx, forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("token signed with another key accepted: %v", err)
 	}
 	clock.Add(time.Hour + time.Second)
-	_, err = svc.Authenticate(sess.AccessToken)
+	_, err = svc.Authenticate(ctx, sess.AccessToken)
 	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED || !strings.Contains(guidepost.ErrorMessage(err), "expired") {
 		t.Fatalf("expired token: %v", err)
 	}

@@ -12,12 +12,13 @@ import (
 	"time"
 )
 
-// DevJWTSecret is the built-in secret for local use. Production refuses it.
+// DevJWTSecret is the built-in secret for local use, taken only when
+// GUIDEPOST_ENV=development is set; any other environment needs its own.
 const DevJWTSecret = "guidepost-development-secret-do-not-use-in-production"
 
 // Config is the whole configuration; main builds it once and injects parts.
 type Config struct {
-	Env               string // GUIDEPOST_ENV: development | production
+	Env               string // GUIDEPOST_ENV: production (the default) | development
 	HTTPAddr          string
 	DatabaseURL       string
 	RedisURL          string
@@ -36,6 +37,9 @@ type Config struct {
 	MaxInflight       int
 	QueueWait         time.Duration
 	DrainDelay        time.Duration
+	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
+	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
+	MetricsAddr       string        // METRICS_ADDR: serve the API's /metrics there instead of on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 }
@@ -66,7 +70,7 @@ type Guides struct {
 func Parse(getenv func(string) string) (Config, error) {
 	e := env{get: getenv}
 	c := Config{
-		Env:               e.oneOf("GUIDEPOST_ENV", "development", "development", "production"),
+		Env:               e.oneOf("GUIDEPOST_ENV", "production", "development", "production"),
 		HTTPAddr:          e.str("HTTP_ADDR", "127.0.0.1:8080"),
 		DatabaseURL:       e.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/guidepost?sslmode=disable"),
 		RedisURL:          e.str("REDIS_URL", "redis://127.0.0.1:6379/0"),
@@ -75,7 +79,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		S3Bucket:          e.str("S3_BUCKET", "guidepost"),
 		S3AccessKey:       e.str("S3_ACCESS_KEY", "guidepost"),
 		S3SecretKey:       e.str("S3_SECRET_KEY", "guidepost-secret"),
-		JWTSecret:         e.str("JWT_SECRET", DevJWTSecret),
+		JWTSecret:         e.str("JWT_SECRET", ""),
 		TokenTTL:          e.duration("TOKEN_TTL", 24*time.Hour, time.Nanosecond),
 		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", runtime.NumCPU(), 1),
 		WorkerMetricsAddr: e.str("WORKER_METRICS_ADDR", ""),
@@ -85,6 +89,9 @@ func Parse(getenv func(string) string) (Config, error) {
 		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0, 0),
 		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256, 1),
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond, time.Nanosecond),
+		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
+		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
+		MetricsAddr:       e.str("METRICS_ADDR", ""),
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
@@ -102,7 +109,10 @@ func Parse(getenv func(string) string) (Config, error) {
 			MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", 4000, 1),
 		},
 	}
-	if len(c.JWTSecret) < 32 {
+	switch {
+	case c.JWTSecret == "" && c.Development():
+		c.JWTSecret = DevJWTSecret
+	case c.JWTSecret != "" && len(c.JWTSecret) < 32:
 		e.fail("JWT_SECRET", "(hidden)", "want at least 32 bytes")
 	}
 	return c, errors.Join(e.errs...)
@@ -114,13 +124,20 @@ func logLevel(name string) slog.Level {
 	return l
 }
 
-// Production reports whether GUIDEPOST_ENV asks for production safeguards.
-func (c Config) Production() bool { return c.Env == "production" }
+// Development reports whether GUIDEPOST_ENV=development was set: only then
+// may the process run on built-in local defaults such as the JWT secret.
+func (c Config) Development() bool { return c.Env == "development" }
 
-// CheckServe refuses settings that are fine locally but unsafe in production.
+// CheckServe refuses to run the API or a worker on a secret anyone can read
+// in this repository: a plain deployment would let anyone mint a token for
+// any user. Local use says GUIDEPOST_ENV=development (make run and
+// `guidepost dev` do).
 func (c Config) CheckServe() error {
-	if c.Production() && c.JWTSecret == DevJWTSecret {
-		return errors.New("config: JWT_SECRET is the built-in development secret; set a real one when GUIDEPOST_ENV=production")
+	switch {
+	case c.JWTSecret == "":
+		return errors.New("config: JWT_SECRET is not set: set a secret of at least 32 bytes, or GUIDEPOST_ENV=development for local use")
+	case c.JWTSecret == DevJWTSecret && !c.Development():
+		return errors.New("config: JWT_SECRET is the built-in development secret; set a real one outside GUIDEPOST_ENV=development")
 	}
 	return nil
 }

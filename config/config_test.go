@@ -14,29 +14,40 @@ func getenv(m map[string]string) func(string) string {
 }
 
 func TestDefaultsWorkLocally(t *testing.T) {
-	c, err := Parse(getenv(nil))
+	c, err := Parse(getenv(map[string]string{"GUIDEPOST_ENV": "development"}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.HTTPAddr != "127.0.0.1:8080" || c.ShutdownTimeout != 20*time.Second || c.Media.MaxUploadBytes != 25<<20 {
 		t.Fatalf("unexpected defaults: %+v", c)
 	}
-	if err := c.CheckServe(); err != nil {
-		t.Fatalf("development must accept the dev secret: %v", err)
+	if err := c.CheckServe(); err != nil || c.JWTSecret != DevJWTSecret {
+		t.Fatalf("development must run on the dev secret: %v", err)
+	}
+	if c.StatementTimeout != 5*time.Second || c.RequestTimeout != 10*time.Second || c.MetricsAddr != "" {
+		t.Fatalf("timeouts: %v %v %q", c.StatementTimeout, c.RequestTimeout, c.MetricsAddr)
 	}
 }
 
-func TestProductionRefusesDevSecret(t *testing.T) {
-	c, err := Parse(getenv(map[string]string{"GUIDEPOST_ENV": "production"}))
+// Without GUIDEPOST_ENV=development, the API and workers need a secret of
+// their own: unset, or the built-in one, is refused naming JWT_SECRET.
+func TestOnlyDevelopmentRunsWithoutASecret(t *testing.T) {
+	for _, env := range []map[string]string{nil, {"GUIDEPOST_ENV": "production"}, {"JWT_SECRET": DevJWTSecret},
+		{"GUIDEPOST_ENV": "production", "JWT_SECRET": DevJWTSecret}} {
+		c, err := Parse(getenv(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.CheckServe(); err == nil || !strings.Contains(err.Error(), "JWT_SECRET") {
+			t.Fatalf("%v: want refusal naming JWT_SECRET, got %v", env, err)
+		}
+	}
+	c, err := Parse(getenv(map[string]string{"JWT_SECRET": strings.Repeat("s", 40)}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.CheckServe(); err == nil || !strings.Contains(err.Error(), "JWT_SECRET") {
-		t.Fatalf("want refusal naming JWT_SECRET, got %v", err)
-	}
-	c.JWTSecret = strings.Repeat("s", 40)
-	if err := c.CheckServe(); err != nil {
-		t.Fatal(err)
+	if err := c.CheckServe(); err != nil || c.Development() {
+		t.Fatalf("a real secret: %v (env %s)", err, c.Env)
 	}
 }
 

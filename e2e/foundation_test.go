@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
@@ -22,9 +23,12 @@ func stackEnv(t *testing.T, redisDB int) []string {
 		"REDIS_URL=" + testkit.RedisURL(t, redisDB),
 		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
 		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
-		"LOG_FORMAT=json",
+		"LOG_FORMAT=json", "JWT_SECRET=" + e2eJWTSecret,
 	}
 }
+
+// e2eJWTSecret is the servers' secret, so tests can sign tokens as they do.
+const e2eJWTSecret = "guidepost-e2e-secret-of-at-least-32-bytes"
 
 func freeAddr(t *testing.T) string { return fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t)) }
 
@@ -154,12 +158,19 @@ func TestUnreachableDependencyIsOneClearLine(t *testing.T) {
 	}
 }
 
-func TestProductionRefusesTheDevelopmentSecret(t *testing.T) {
-	cmd := exec.Command(testkit.Binary(t), "serve")
-	cmd.Env = append(cmd.Environ(), "GUIDEPOST_ENV=production", "JWT_SECRET=", "HTTP_ADDR="+freeAddr(t))
-	out, err := cmd.CombinedOutput()
-	if err == nil || !strings.Contains(string(out), "JWT_SECRET") {
-		t.Fatalf("want a refusal naming JWT_SECRET, got %v: %s", err, out)
+// serve and worker refuse to start without a secret of their own unless
+// GUIDEPOST_ENV=development says this is a local run.
+func TestOnlyDevelopmentRunsOnTheBuiltInSecret(t *testing.T) {
+	for _, cmdName := range []string{"serve", "worker"} {
+		for _, env := range [][]string{{"GUIDEPOST_ENV=", "JWT_SECRET="}, {"GUIDEPOST_ENV=production", "JWT_SECRET="},
+			{"GUIDEPOST_ENV=", "JWT_SECRET=" + config.DevJWTSecret}} {
+			cmd := exec.Command(testkit.Binary(t), cmdName)
+			cmd.Env = append(append(cmd.Environ(), env...), "HTTP_ADDR="+freeAddr(t))
+			out, err := cmd.CombinedOutput()
+			if err == nil || !strings.Contains(lastLine(string(out)), "JWT_SECRET") {
+				t.Fatalf("%s %v: want a refusal naming JWT_SECRET, got %v: %s", cmdName, env, err, out)
+			}
+		}
 	}
 }
 

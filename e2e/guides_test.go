@@ -22,7 +22,6 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
-	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
@@ -351,10 +350,10 @@ func TestGuidesLikeStorm(t *testing.T) {
 		t.Fatalf("create: %d %s", code, raw)
 	}
 	// 500 distinct users: rows written directly, tokens signed with the
-	// server's (development) secret.
+	// server's secret.
 	const users = 500
 	tokens := make([]string, users)
-	signer := auth.NewTokens(config.DevJWTSecret, time.Hour, guidepost.SystemClock{})
+	signer := auth.NewTokens(e2eJWTSecret, time.Hour, guidepost.SystemClock{})
 	for i := range users {
 		id := uuid.Must(uuid.NewV7()).String()
 		if _, err := pool.Exec(context.Background(), `INSERT INTO users (id, display_name, guest, created_at) VALUES ($1, 'fan', true, now())`, id); err != nil {

@@ -52,7 +52,7 @@ func (s *mediaStack) start(cmd string, extra ...string) *testkit.Process {
 		"DATABASE_URL=" + s.dbURL, "REDIS_URL=" + s.redis.URL,
 		"S3_ENDPOINT=" + s.s3.Endpoint, "S3_BUCKET=" + s.s3.Bucket,
 		"S3_ACCESS_KEY=" + s.s3.AccessKey, "S3_SECRET_KEY=" + s.s3.SecretKey,
-		"LOG_FORMAT=json", "WORKER_CONCURRENCY=1",
+		"LOG_FORMAT=json", "WORKER_CONCURRENCY=1", "JWT_SECRET=" + e2eJWTSecret,
 		"MEDIA_SWEEP_INTERVAL=300ms", "MEDIA_PENDING_AGE=1s",
 	}, extra...)
 	addr := ""

@@ -5,22 +5,43 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math"
+	"time"
 
 	"github.com/google/uuid"
 )
 
 // A nearby cursor is where the last page ended, (distance, id), bound to
 // the query it came from and signed, so that a client can neither forge a
-// position nor carry a cursor over to another point, radius or tag.
+// position nor carry a cursor over to another point, radius or tag. It
+// also carries when it was issued and how many guides came before it: the
+// KNN scan walks every guide before the cursor, so a deep cursor replayed
+// at will would cost without bound.
 //
-//	version(1) | distance bits(8) | id(16) | query fingerprint(8) | HMAC-SHA256(…)[:16]
+//	version(1) | issued unix s(8) | depth(4) | distance bits(8) | id(16) | query fingerprint(8) | HMAC-SHA256(…)[:16]
 const (
-	cursorVersion = 1
-	cursorBody    = 1 + 8 + 16 + 8
+	cursorVersion = 2
+	cursorBody    = 1 + 8 + 4 + 8 + 16 + 8
 	cursorMACLen  = 16
 	cursorLen     = cursorBody + cursorMACLen
 )
+
+// Bounds of paging: a cursor is refused once older than MaxCursorAge, and
+// a search pages through at most MaxCursorDepth guides, as far as
+// Elasticsearch's max_result_window: a person never pages that far, and a
+// cursor replayed there costs the KNN scan some 10,000 index entries.
+const (
+	MaxCursorAge   = time.Hour
+	MaxCursorDepth = 10_000
+)
+
+// cursorAt is what a cursor says: where the page ended and how deep.
+type cursorAt struct {
+	Position
+	Depth  int
+	Issued time.Time
+}
 
 type cursorSigner struct{ key []byte }
 
@@ -51,13 +72,15 @@ func (s cursorSigner) mac(body []byte) []byte {
 	return m.Sum(nil)[:cursorMACLen]
 }
 
-func (s cursorSigner) encode(fp []byte, at Position) string {
+func (s cursorSigner) encode(fp []byte, at cursorAt) string {
 	id, err := uuid.Parse(at.ID)
 	if err != nil {
 		return "" // ids come from the store; never happens
 	}
 	b := make([]byte, 0, cursorLen)
 	b = append(b, cursorVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(at.Issued.Unix()))
+	b = binary.BigEndian.AppendUint32(b, uint32(min(max(at.Depth, 0), math.MaxUint32)))
 	b = binary.BigEndian.AppendUint64(b, math.Float64bits(at.DistanceM))
 	b = append(b, id[:]...)
 	b = append(b, fp...)
@@ -65,23 +88,35 @@ func (s cursorSigner) encode(fp []byte, at Position) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decode returns the position, or a message for the client.
-func (s cursorSigner) decode(cursor string, fp []byte) (Position, string) {
+// decode returns the position, or a message for the client. now decides
+// whether the cursor has expired.
+func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt, string) {
+	const foreign = "is not a cursor this server issued"
+	if len(cursor) > base64.RawURLEncoding.EncodedLen(cursorLen) {
+		return cursorAt{}, foreign
+	}
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) != cursorLen || b[0] != cursorVersion {
-		return Position{}, "is not a cursor this server issued"
+		return cursorAt{}, foreign
 	}
 	if !hmac.Equal(s.mac(b[:cursorBody]), b[cursorBody:]) {
-		return Position{}, "is not a cursor this server issued"
+		return cursorAt{}, foreign
 	}
-	if !hmac.Equal(b[25:33], fp) {
-		return Position{}, "belongs to another query: lat, lng, radius_m and tag must stay the same"
+	if !hmac.Equal(b[37:45], fp) {
+		return cursorAt{}, "belongs to another query: lat, lng, radius_m and tag must stay the same"
 	}
-	d := math.Float64frombits(binary.BigEndian.Uint64(b[1:9]))
+	issued := time.Unix(int64(binary.BigEndian.Uint64(b[1:9])), 0)
+	depth := int(binary.BigEndian.Uint32(b[9:13]))
+	d := math.Float64frombits(binary.BigEndian.Uint64(b[13:21]))
 	var id uuid.UUID
-	copy(id[:], b[9:25])
-	if math.IsNaN(d) || math.IsInf(d, 0) || d < 0 {
-		return Position{}, "is not a cursor this server issued"
+	copy(id[:], b[21:37])
+	switch {
+	case math.IsNaN(d) || math.IsInf(d, 0) || d < 0:
+		return cursorAt{}, foreign
+	case now.Sub(issued) > MaxCursorAge:
+		return cursorAt{}, fmt.Sprintf("has expired (cursors last %v): start the search again", MaxCursorAge)
+	case depth >= MaxCursorDepth:
+		return cursorAt{}, fmt.Sprintf("is past the %d guides a search pages through: narrow the radius or filter by tag", MaxCursorDepth)
 	}
-	return Position{DistanceM: d, ID: id.String()}, ""
+	return cursorAt{Position: Position{DistanceM: d, ID: id.String()}, Depth: depth, Issued: issued}, ""
 }

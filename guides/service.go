@@ -137,7 +137,8 @@ func (s *Service) Unlike(ctx context.Context, id, userID string) (LikeState, err
 // Nearby answers a radius search, sorted by distance then id, one page at a
 // time.
 func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error) {
-	q, fp, err := p.query(s.cursor)
+	now := s.clock.Now()
+	q, fp, depth, err := p.query(s.cursor, now)
 	if err != nil {
 		return NearbyPage{}, err
 	}
@@ -151,7 +152,8 @@ func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error
 	if len(items) > limit {
 		page.Items = items[:limit]
 		last := items[limit-1]
-		page.NextCursor = s.cursor.encode(fp, Position{DistanceM: last.DistanceM, ID: last.ID})
+		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
+			Depth: depth + limit, Issued: now})
 	}
 	s.thumbs(ctx, page.Items)
 	return page, nil

@@ -103,6 +103,10 @@ func TestCreateRefusesEveryBadField(t *testing.T) {
 		"empty tag":           {func(in *guides.Input) { in.Tags = []string{"ok", " "} }, "tags[1]"},
 		"tag of 33":           {func(in *guides.Input) { in.Tags = []string{strings.Repeat("t", 33)} }, "tags[0]"},
 		"control char in tag": {func(in *guides.Input) { in.Tags = []string{"a\nb"} }, "tags[0]"},
+		"NUL in tag":          {func(in *guides.Input) { in.Tags = []string{"a\x00"} }, "tags[0]"},
+		"bidi in title":       {func(in *guides.Input) { in.Title = "txt.\u202eexe" }, "title"},
+		"isolate in title":    {func(in *guides.Input) { in.Title = "\u2067abc" }, "title"},
+		"bidi in tag":         {func(in *guides.Input) { in.Tags = []string{"\u200ffood"} }, "tags[0]"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -34,6 +35,15 @@ const (
 	// MaxClusterCells bounds a clustering answer: a whole-world map at zoom
 	// 5 is ~10,000 cells; zooming in on a huge viewport must zoom the map.
 	MaxClusterCells = 50_000
+	// MaxClusterScan bounds the guides a clustering above zoom 13 reads (it
+	// groups the viewport's guides themselves): a phone's viewport at zoom
+	// 14 in the densest city holds a few thousand.
+	MaxClusterScan = 50_000
+
+	// A spot (SpotRadiusM around a point) holds at most MaxGuidesPerSpot
+	// guides: nearby queries around a stack read all of it.
+	MaxGuidesPerSpot = 1000
+	SpotRadiusM      = 1
 )
 
 // Input is a new guide as a client sends it. Lat and Lng are pointers so
@@ -88,8 +98,8 @@ func checkTitle(f *guidepost.Fields, title string) string {
 		f.Add("title", "is required")
 	case n > MaxTitle:
 		f.Add("title", fmt.Sprintf("must be at most %d characters", MaxTitle))
-	case hasControl(title, false):
-		f.Add("title", "must not contain control characters")
+	case guidepost.TextProblem(title, false) != "":
+		f.Add("title", guidepost.TextProblem(title, false))
 	}
 	return title
 }
@@ -104,6 +114,8 @@ func checkBody(f *guidepost.Fields, body string) string {
 	return body
 }
 
+// hasControl allows bidirectional controls, unlike titles and tags: a
+// body mixing scripts may need them to display right.
 func hasControl(s string, allowLines bool) bool {
 	for _, r := range s {
 		if allowLines && (r == '\n' || r == '\r' || r == '\t') {
@@ -174,10 +186,8 @@ func checkTagValue(t string) string {
 		return "must not be empty"
 	case n > MaxTagChars:
 		return fmt.Sprintf("must be at most %d characters", MaxTagChars)
-	case hasControl(t, false):
-		return "must not contain control characters"
 	}
-	return ""
+	return guidepost.TextProblem(t, false)
 }
 
 // checkTags normalises tags and drops repeats, keeping the first order.
@@ -289,8 +299,8 @@ func checkLimit(f *guidepost.Fields, v *int, def, max int) int {
 }
 
 // nearbyQuery validates p; the cursor is checked against the query it must
-// belong to.
-func (p NearbyParams) query(signer cursorSigner) (NearbyQuery, []byte, error) {
+// belong to, and its depth returned (0 without one).
+func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []byte, int, error) {
 	var f guidepost.Fields
 	checkLat(&f, "lat", p.Lat)
 	checkLng(&f, "lng", p.Lng)
@@ -304,18 +314,19 @@ func (p NearbyParams) query(signer cursorSigner) (NearbyQuery, []byte, error) {
 	limit := checkLimit(&f, p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	if err := f.Err(); err != nil {
-		return NearbyQuery{}, nil, err
+		return NearbyQuery{}, nil, 0, err
 	}
 	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag}
 	fp := fingerprint(q.Lat, q.Lng, q.RadiusM, q.Tag)
-	if p.Cursor != "" {
-		at, msg := signer.decode(p.Cursor, fp)
-		if msg != "" {
-			return NearbyQuery{}, nil, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
-		}
-		q.After = &at
+	if p.Cursor == "" {
+		return q, fp, 0, nil
 	}
-	return q, fp, nil
+	at, msg := signer.decode(p.Cursor, fp, now)
+	if msg != "" {
+		return NearbyQuery{}, nil, 0, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
+	}
+	q.After = &at.Position
+	return q, fp, at.Depth, nil
 }
 
 func (p BBoxParams) query() (BBoxQuery, error) {

@@ -12,6 +12,8 @@ export DATABASE_URL="postgres://postgres@127.0.0.1:5432/${BENCH_DB}?sslmode=disa
 export REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379/10}
 export S3_BUCKET=${BENCH_S3_BUCKET:-guidepost-bench}
 export LOG_LEVEL=${LOG_LEVEL:-warn}
+# A local run: the server may use the built-in development JWT secret.
+export GUIDEPOST_ENV=${GUIDEPOST_ENV:-development}
 
 # A fresh database each run: figures must not depend on a previous run's rows.
 psql -q -h 127.0.0.1 -U postgres -d postgres -c "DROP DATABASE IF EXISTS ${BENCH_DB} WITH (FORCE)" \

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -27,12 +28,26 @@ type DB struct {
 	Pool *pgxpool.Pool
 }
 
+// Options tune a pool beyond what DATABASE_URL says.
+type Options struct {
+	// StatementTimeout cancels any statement running longer, on the server,
+	// so one unlucky query cannot hold a connection (0: no limit, for
+	// migrations and bulk loads). It answers "unavailable", never a 500.
+	StatementTimeout time.Duration
+}
+
 // Open connects and pings, so a wrong URL or a stopped server fails at start
 // with one line naming PostgreSQL rather than at the first request.
-func Open(ctx context.Context, url string) (*DB, error) {
+func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, Options{}) }
+
+// OpenWith is Open with options; the pools that serve requests use it.
+func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad DATABASE_URL: %w", err)
+	}
+	if opts.StatementTimeout > 0 {
+		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
 	cfg.ConnConfig.ConnectTimeout = 5 * time.Second
 	// JIT compiles any query whose estimated cost is high, which for the
@@ -76,7 +91,11 @@ func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
 // (begin, a statement, commit), so callers need not translate each one.
 func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 	err := pgx.BeginFunc(ctx, db.Pool, fn)
-	if err != nil && guidepost.ErrorCode(err) == guidepost.EINTERNAL && isConnError(err) {
+	switch {
+	case err == nil || guidepost.ErrorCode(err) != guidepost.EINTERNAL:
+	case isTimeout(err):
+		return errTooSlow(err)
+	case isConnError(err):
 		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
 	}
 	return err
@@ -112,15 +131,35 @@ func translate(err error, what string) error {
 		return nil
 	case errors.Is(err, pgx.ErrNoRows):
 		return guidepost.Errorf(guidepost.ENOTFOUND, "%s not found", what)
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(err, context.Canceled):
 		return err
+	case isTimeout(err):
+		return errTooSlow(err)
 	case errors.As(err, &pgErr) && pgErr.Code == "23505":
 		return guidepost.Wrap(guidepost.ECONFLICT, err, what+" already exists")
+	case errors.As(err, &pgErr) && (pgErr.Code == "22021" || pgErr.Code == "22P05" || pgErr.Code == "22P02"):
+		// A value PostgreSQL cannot store (a byte sequence that is not
+		// UTF-8, NUL, a malformed literal): the services check every field
+		// first, so this is a net, not a validation.
+		return guidepost.Wrap(guidepost.EINVALID, err, "a value in the request cannot be stored")
 	case isConnError(err):
 		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
 	default:
 		return err
 	}
+}
+
+// isTimeout reports a statement stopped by statement_timeout (SQLSTATE
+// 57014, query_canceled) or by the request's deadline.
+func isTimeout(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &pgErr) && pgErr.Code == "57014"
+}
+
+// errTooSlow is a query that ran out of time: the client may retry, so it
+// is "unavailable" (503 with Retry-After), never a 500.
+func errTooSlow(err error) error {
+	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database took too long to answer; try again shortly")
 }
 
 // isConnError reports failures to reach the server at all, which callers

@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"slices"
 	"strconv"
@@ -67,6 +68,9 @@ func (s *Guides) CreateGuide(ctx context.Context, g guides.NewGuide) error {
 		if err := checkMedia(ctx, tx, g.AuthorID, g.MediaIDs, nil); err != nil {
 			return err
 		}
+		if err := checkSpot(ctx, tx, g.Lat, g.Lng, g.ID); err != nil {
+			return err
+		}
 		_, err := tx.Exec(ctx, `INSERT INTO guides (id, author_id, title, body, location, tags, created_at, updated_at)
 			VALUES ($1, $2, $3, $4, `+point("$5", "$6")+`, $7, $8, $8)`,
 			g.ID, g.AuthorID, g.Title, g.Body, g.Lat, g.Lng, nonNil(g.Tags), g.CreatedAt)
@@ -83,6 +87,28 @@ func (s *Guides) CreateGuide(ctx context.Context, g guides.NewGuide) error {
 		return err
 	}
 	s.tilesWritten(versions)
+	return nil
+}
+
+// checkSpot refuses a guide at a spot that already holds
+// guides.MaxGuidesPerSpot others. The KNN scan orders by a lossy index
+// distance: every guide within about a metre of a result is read before it
+// can be returned, so a stack of guides on one point is read whole by
+// every nearby query around it; this keeps the stack bounded. Concurrent
+// writers may overshoot by their number, which is still bounded.
+func checkSpot(ctx context.Context, tx pgx.Tx, lat, lng float64, except string) error {
+	var n int
+	err := tx.QueryRow(ctx, `SELECT count(*) FROM (SELECT 1 FROM guides
+		WHERE location && _ST_Expand(`+point("$1", "$2")+`, $3) AND location <-> `+point("$1", "$2")+` <= $3 AND id <> $4
+		LIMIT $5) s`, lat, lng, float64(guides.SpotRadiusM), except, guides.MaxGuidesPerSpot).Scan(&n)
+	if err != nil {
+		return translate(err, "guide")
+	}
+	if n >= guides.MaxGuidesPerSpot {
+		msg := fmt.Sprintf("already holds %d guides within %d m: move the pin a little", guides.MaxGuidesPerSpot, guides.SpotRadiusM)
+		return &guidepost.Error{Code: guidepost.EUNPROCESSABLE, Message: "this spot " + msg,
+			Fields: []guidepost.FieldError{{Field: "lat", Message: msg}, {Field: "lng", Message: msg}}}
+	}
 	return nil
 }
 
@@ -287,6 +313,11 @@ func (s *Guides) UpdateGuide(ctx context.Context, id string, apply func(*guides.
 				return err
 			}
 		}
+		if d.Lat != before.Lat || d.Lng != before.Lng {
+			if err := checkSpot(ctx, tx, d.Lat, d.Lng, id); err != nil {
+				return err
+			}
+		}
 		_, err = tx.Exec(ctx, `UPDATE guides SET title = $2, body = $3, location = `+point("$4", "$5")+`, tags = $6, updated_at = $7
 			WHERE id = $1`, id, d.Title, d.Body, d.Lat, d.Lng, nonNil(d.Tags), d.UpdatedAt)
 		if err != nil {
@@ -377,7 +408,7 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 		after = &d
 	}
 	here := guides.PointAt(q.Lat, q.Lng)
-	for fetch := q.Limit + 8; ; fetch *= 4 {
+	for fetch := q.Limit + 8; ; fetch = min(fetch*4, maxNearbyFetch) {
 		var rows pgx.Rows
 		var err error
 		if q.Tag == "" {
@@ -412,12 +443,20 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 		case fetched < fetch: // every candidate was read
 		case farthest > q.RadiusM+distanceMargin: // every guide within the radius was read
 		case len(items) >= q.Limit && items[q.Limit-1].DistanceM+distanceMargin < farthest:
+		case fetch == maxNearbyFetch: // bounded, see maxNearbyFetch
 		default:
 			continue
 		}
 		return truncate(items, q.Limit), nil
 	}
 }
+
+// maxNearbyFetch bounds the rows one nearby page fetches, and so how many
+// times it asks again. Only guides stacked within a centimetre of one
+// distance need more to be ordered exactly (their order is decided by id,
+// which the KNN scan does not follow); past it the page is answered from
+// the rows read. checkSpot bounds such stacks where they are written.
+const maxNearbyFetch = 2048
 
 func truncate(items []guides.Item, n int) []guides.Item {
 	if len(items) > n {
@@ -486,6 +525,9 @@ func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 	if q.Zoom <= guides.MaxTileClusterZoom {
 		rows, err = s.tileClusters(ctx, q)
 	} else {
+		if err := s.checkClusterScan(ctx, q); err != nil {
+			return nil, err
+		}
 		rows, err = s.guideClusters(ctx, q)
 	}
 	if err != nil {
@@ -542,6 +584,27 @@ func (s *Guides) guideClusters(ctx context.Context, q guides.ClusterQuery) (pgx.
 			GROUP BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)
 			ORDER BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)`,
 		floorTo(b.MinLng, f), floorTo(b.MinLat, f), ceilTo(b.MaxLng, f), ceilTo(b.MaxLat, f), f)
+}
+
+// checkClusterScan refuses a fine-zoom clustering whose viewport holds
+// more than guides.MaxClusterScan guides: that path reads every guide in
+// the viewport, and the per-tile sums say how many that is for the price
+// of the tile rows.
+func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) error {
+	b := q.BBox
+	var n int64
+	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
+		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
+		guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat), guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)).Scan(&n)
+	if err != nil {
+		return translate(err, "guide")
+	}
+	if n > guides.MaxClusterScan {
+		return guidepost.Invalid(guidepost.FieldError{Field: "bbox", Message: fmt.Sprintf(
+			"holds about %d guides, more than the %d clustered at zoom %d and above: zoom out to %d or send a smaller viewport",
+			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)})
+	}
+	return nil
 }
 
 // floorTo and ceilTo widen a viewport edge to the cell grid of f cells per

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,14 +16,23 @@ import (
 
 // queueCollector reads queue sizes and latency from Redis at scrape time:
 // they are shared state, so any process (API or worker) can export them and
-// every one sees the same numbers.
+// every one sees the same numbers. A reading is reused for queueStatsTTL,
+// so scrapes, however frequent, cost Redis a few commands every few
+// seconds.
 type queueCollector struct {
 	inspector *asynq.Inspector
 	log       *slog.Logger
 	queues    []string
 	size      *prometheus.Desc
 	latency   *prometheus.Desc
+
+	mu     sync.Mutex
+	last   []prometheus.Metric
+	readAt time.Time
 }
+
+// queueStatsTTL is how long one reading of the queues serves scrapes.
+const queueStatsTTL = 5 * time.Second
 
 // RegisterQueueMetrics exports guidepost_queue_size{queue,state} and
 // guidepost_queue_latency_seconds{queue} on reg, once per registry. A
@@ -50,6 +61,18 @@ func (c *queueCollector) Describe(ch chan<- *prometheus.Desc) {
 // Collect reports zeros for a queue that was never used, and nothing when
 // Redis cannot be read: a gap in the series says "unknown", a zero would lie.
 func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.last == nil || time.Since(c.readAt) >= queueStatsTTL {
+		c.last, c.readAt = c.read(), time.Now()
+	}
+	for _, m := range c.last {
+		ch <- m
+	}
+}
+
+func (c *queueCollector) read() []prometheus.Metric {
+	out := []prometheus.Metric{}
 	for _, q := range c.queues {
 		info, err := c.inspector.GetQueueInfo(q)
 		if err != nil && !c.exists(q) {
@@ -63,10 +86,11 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 			"pending": info.Pending, "active": info.Active, "scheduled": info.Scheduled,
 			"retry": info.Retry, "archived": info.Archived, "completed": info.Completed,
 		} {
-			ch <- prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(n), q, state)
+			out = append(out, prometheus.MustNewConstMetric(c.size, prometheus.GaugeValue, float64(n), q, state))
 		}
-		ch <- prometheus.MustNewConstMetric(c.latency, prometheus.GaugeValue, info.Latency.Seconds(), q)
+		out = append(out, prometheus.MustNewConstMetric(c.latency, prometheus.GaugeValue, info.Latency.Seconds(), q))
 	}
+	return out
 }
 
 // exists tells "never used" apart from "unreadable": GetQueueInfo's

@@ -48,6 +48,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		fmt.Fprint(stdout, usage)
 		return errors.New("no command given")
 	}
+	if args[0] == "dev" {
+		getenv = developmentByDefault(getenv)
+	}
 	cfg, err := config.Parse(getenv)
 	if err != nil {
 		return err
@@ -70,6 +73,17 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	default:
 		fmt.Fprint(stdout, usage)
 		return fmt.Errorf("unknown command %q", args[0])
+	}
+}
+
+// developmentByDefault makes `guidepost dev`, a local command, run as
+// GUIDEPOST_ENV=development unless the environment says otherwise.
+func developmentByDefault(getenv func(string) string) func(string) string {
+	return func(k string) string {
+		if v := getenv(k); v != "" || k != "GUIDEPOST_ENV" {
+			return v
+		}
+		return "development"
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/config"
 )
@@ -26,44 +28,69 @@ func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 }
 
 // runAPI serves until ctx ends, then drains: /readyz turns 503, the listener
-// closes, and in-flight requests get cfg.ShutdownTimeout to finish.
+// closes, and in-flight requests get cfg.ShutdownTimeout to finish. Past
+// it their contexts are cancelled and their connections closed, and runAPI
+// still waits for every handler to return, so the pools the caller closes
+// next are never closed under a running handler. With METRICS_ADDR set,
+// /metrics is served there instead of on the API's address.
 func (a *app) runAPI(ctx context.Context) error {
 	deps := api.Deps{Log: a.logFor("api"), Registry: a.registry, Checks: a.checks(), Clock: a.clock,
-		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait}
+		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait, RequestTimeout: a.cfg.RequestTimeout,
+		MetricsElsewhere: a.cfg.MetricsAddr != ""}
 	stop := a.wireAPI(ctx, &deps)
 	defer stop()
 	srv := api.New(deps)
+	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
+	defer cancelRequests()
 	hs := &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(a.log.Handler(), slog.LevelWarn),
+		BaseContext:       func(net.Listener) context.Context { return base },
 	}
 	// Listen before logging "listening", so a taken port is a startup error.
 	ln, err := net.Listen("tcp", a.cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
-	a.log.Info("listening", "url", "http://"+ln.Addr().String())
-	err = serveUntil(ctx, hs, ln, func() error {
-		a.log.Info("shutting down", "grace", a.cfg.ShutdownTimeout, "drain_delay", a.cfg.DrainDelay)
-		srv.Drain()
-		// Behind a load balancer, keep accepting while /readyz reports 503, so
-		// the balancer stops sending before the listener closes.
-		time.Sleep(a.cfg.DrainDelay)
-		sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
-		defer cancel()
-		if err := hs.Shutdown(sctx); err != nil {
-			hs.Close() // cut the stragglers before the pools they use are closed
-			return fmt.Errorf("shutdown: %w", err)
+	g, gctx := errgroup.WithContext(ctx)
+	if addr := a.cfg.MetricsAddr; addr != "" {
+		mln, err := net.Listen("tcp", addr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("metrics: %w", err)
 		}
+		g.Go(func() error { return a.serveMetrics(gctx, mln, "metrics") })
+	}
+	a.log.Info("listening", "url", "http://"+ln.Addr().String())
+	g.Go(func() error {
+		err := serveUntil(gctx, hs, ln, func() error {
+			a.log.Info("shutting down", "grace", a.cfg.ShutdownTimeout, "drain_delay", a.cfg.DrainDelay)
+			srv.Drain()
+			// Behind a load balancer, keep accepting while /readyz reports 503, so
+			// the balancer stops sending before the listener closes.
+			time.Sleep(a.cfg.DrainDelay)
+			sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
+			defer cancel()
+			err := hs.Shutdown(sctx)
+			if err != nil {
+				cancelRequests() // the stragglers' queries and calls end now
+				hs.Close()
+				err = fmt.Errorf("shutdown: %w", err)
+			}
+			if n, _ := srv.WaitHandlers(context.Background()); n > 0 {
+				a.log.Warn("waited for handlers past the grace", "handlers", n)
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("http: %w", err)
+		}
+		a.log.Info("stopped")
 		return nil
 	})
-	if err != nil {
-		return fmt.Errorf("http: %w", err)
-	}
-	a.log.Info("stopped")
-	return nil
+	return g.Wait()
 }
 
 // serveUntil serves hs on ln until ctx ends, then calls shutdown and waits

@@ -56,7 +56,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 	a := &app{cfg: cfg, log: log, clock: guidepost.SystemClock{}, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
-	if a.db, err = gsql.Open(ctx, cfg.DatabaseURL); err != nil {
+	if a.db, err = gsql.OpenWith(ctx, cfg.DatabaseURL, gsql.Options{StatementTimeout: cfg.StatementTimeout}); err != nil {
 		return nil, err
 	}
 	a.db.Register(a.registry)
@@ -110,12 +110,14 @@ func (a *app) Close() {
 // component on every line.
 func (a *app) logFor(service string) *slog.Logger { return a.log.With("service", service) }
 
-// checks are what /readyz reports.
+// checks are what /readyz reports. Only PostgreSQL gates readiness: without
+// Redis the cache answers from PostgreSQL and uploads still store, without
+// S3 uploads answer 503 by themselves; both show as degraded.
 func (a *app) checks() []api.Check {
 	return []api.Check{
 		{Name: "postgres", Ping: a.db.Ping},
-		{Name: "redis", Ping: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }},
-		{Name: "s3", Ping: a.blobs.Ping},
+		{Name: "redis", Ping: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }, Optional: true},
+		{Name: "s3", Ping: a.blobs.Ping, Optional: true},
 	}
 }
 

@@ -18,6 +18,9 @@ import (
 )
 
 func work(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	if err := cfg.CheckServe(); err != nil {
+		return err
+	}
 	a, err := open(ctx, cfg, log)
 	if err != nil {
 		return err
@@ -44,7 +47,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("worker metrics: %w", err)
 		}
-		g.Go(func() error { return a.serveWorkerMetrics(gctx, ln) })
+		g.Go(func() error { return a.serveMetrics(gctx, ln, "worker metrics") })
 	}
 	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(),
 		"sweep_interval", m.SweepInterval, "pending_age", m.PendingAge, "orphan_age", m.OrphanAge)
@@ -52,15 +55,16 @@ func (a *app) runWorker(ctx context.Context) error {
 	return g.Wait()
 }
 
-// serveWorkerMetrics exposes /metrics from a worker process, which has no
-// API server of its own, until ctx ends.
-func (a *app) serveWorkerMetrics(ctx context.Context, ln net.Listener) error {
+// serveMetrics exposes the process's /metrics on an address of its own
+// (a worker has no API server; an API may keep them off its public
+// address) until ctx ends.
+func (a *app) serveMetrics(ctx context.Context, ln net.Listener, what string) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	a.log.Info("worker metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	a.log.Info(what, "url", "http://"+ln.Addr().String()+"/metrics")
 	if err := serveUntil(ctx, srv, ln, srv.Close); err != nil {
-		return fmt.Errorf("worker metrics: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }

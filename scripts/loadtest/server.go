@@ -33,6 +33,11 @@ func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
 	}
 	cmd := exec.Command(bin, mode)
 	cmd.Env = append(os.Environ(), "HTTP_ADDR="+addr)
+	if os.Getenv("GUIDEPOST_ENV") == "" && os.Getenv("JWT_SECRET") == "" {
+		// A server started here is local: it may run on the development
+		// secret, which it refuses unless told so.
+		cmd.Env = append(cmd.Env, "GUIDEPOST_ENV=development")
+	}
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()

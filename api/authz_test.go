@@ -1,0 +1,231 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
+	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
+)
+
+// The callers every route is tried with.
+var callers = []string{"anonymous", "owner", "other user", "expired token", "alg none", "wrong key", "deleted user"}
+
+// matrixRow is one route: how to call it, and the status each caller gets
+// (in the order of callers).
+type matrixRow struct {
+	route string // METHOD /template, as the router lists it
+	call  func(t *testing.T, token string) (method, path, contentType string, body io.Reader)
+	want  [7]int
+}
+
+// Every route against every kind of caller: a route added without a row
+// fails here. A token that is expired, unsigned (alg none), signed with
+// another key, or names an account that no longer exists is 401 on every
+// /v1 route, public ones included; the operational routes ignore tokens.
+func TestAuthorisationMatrix(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	clock := guidepost.SystemClock{}
+	secret := strings.Repeat("k", 32)
+	mediaSvc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
+		Blobs: objstore.New(testkit.S3Config(t)), Queue: worker.NewQueue(rdb), Clock: clock}, media.Config{})
+	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock)
+	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(secret), mediaSvc)
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+		Auth: authSvc, Media: mediaSvc, Guides: guideSvc})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	h := &harness{t: t, srv: srv}
+
+	signup := func(email string) (id, token string) {
+		r := h.do("POST", "/v1/auth/signup", "", `{"email":"`+email+`","password":"correct horse","display_name":"x"}`)
+		if r.status != 201 {
+			t.Fatalf("signup: %d %v", r.status, r.body)
+		}
+		return r.body["user"].(map[string]any)["id"].(string), r.body["access_token"].(string)
+	}
+	ownerID, owner := signup("owner@example.com")
+	_, other := signup("other@example.com")
+	goneID, gone := signup("gone@example.com")
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, goneID); err != nil {
+		t.Fatal(err)
+	}
+	past := &fixedClock{time.Now().Add(-2 * time.Hour)}
+	expired, _ := auth.NewTokens(secret, time.Hour, past).Issue(ownerID)
+	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID)
+	tokens := []string{"", owner, other, expired, algNone(ownerID), wrongKey, gone}
+
+	photo, err := os.ReadFile("../testdata/photos/photo.jpg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upload := func() (string, io.Reader) {
+		var body bytes.Buffer
+		mw := multipart.NewWriter(&body)
+		fw, _ := mw.CreateFormFile("file", "photo.jpg")
+		fw.Write(photo)
+		mw.Close()
+		return mw.FormDataContentType(), &body
+	}
+	ct, body := upload()
+	mediaID := h.doRaw("POST", "/v1/media", owner, ct, body, 202)["id"].(string)
+	newGuide := func() string {
+		return h.doRaw("POST", "/v1/guides", owner, "application/json",
+			strings.NewReader(`{"title":"t","lat":37.5,"lng":127}`), 201)["id"].(string)
+	}
+	guideID := newGuide()
+	n := 0
+	unique := func() int { n++; return n }
+
+	get := func(path string) func(*testing.T, string) (string, string, string, io.Reader) {
+		return func(*testing.T, string) (string, string, string, io.Reader) { return "GET", path, "", nil }
+	}
+	jsonCall := func(method string, path func() string, body func() string) func(*testing.T, string) (string, string, string, io.Reader) {
+		return func(*testing.T, string) (string, string, string, io.Reader) {
+			return method, path(), "application/json", strings.NewReader(body())
+		}
+	}
+	fixed := func(s string) func() string { return func() string { return s } }
+	const (
+		ok, created, accepted, noContent = 200, 201, 202, 204
+		unauth, forbidden                = 401, 403
+	)
+	bad := [4]int{unauth, unauth, unauth, unauth}
+	row := func(anon, own, oth int) [7]int { return [7]int{anon, own, oth, bad[0], bad[1], bad[2], bad[3]} }
+	public := [7]int{ok, ok, ok, ok, ok, ok, ok} // tokens are not even read
+
+	rows := []matrixRow{
+		{"GET /healthz", get("/healthz"), public},
+		{"GET /readyz", get("/readyz"), public},
+		{"GET /metrics", get("/metrics"), public},
+		{"GET /openapi.yaml", get("/openapi.yaml"), public},
+		{"POST /v1/auth/signup", jsonCall("POST", fixed("/v1/auth/signup"), func() string {
+			return fmt.Sprintf(`{"email":"u%d@example.com","password":"correct horse","display_name":"u"}`, unique())
+		}), row(created, created, created)},
+		{"POST /v1/auth/login", jsonCall("POST", fixed("/v1/auth/login"), fixed(`{"email":"owner@example.com","password":"correct horse"}`)),
+			row(ok, ok, ok)},
+		{"POST /v1/auth/guest", jsonCall("POST", fixed("/v1/auth/guest"), fixed(`{}`)), row(created, created, created)},
+		{"GET /v1/me", get("/v1/me"), row(unauth, ok, ok)},
+		// The owner's bytes again are the same photo (200); another user's a new one (202).
+		{"POST /v1/media", func(*testing.T, string) (string, string, string, io.Reader) {
+			ct, body := upload()
+			return "POST", "/v1/media", ct, body
+		}, row(unauth, ok, accepted)},
+		{"GET /v1/media/:id", get("/v1/media/" + mediaID), row(ok, ok, ok)},
+		{"POST /v1/guides", jsonCall("POST", fixed("/v1/guides"), fixed(`{"title":"t","lat":37.5,"lng":127}`)), row(unauth, created, created)},
+		{"GET /v1/guides", get("/v1/guides?bbox=126,37,128,38"), row(ok, ok, ok)},
+		{"GET /v1/guides/nearby", get("/v1/guides/nearby?lat=37.5&lng=127"), row(ok, ok, ok)},
+		{"GET /v1/guides/clusters", get("/v1/guides/clusters?bbox=126,37,128,38&zoom=8"), row(ok, ok, ok)},
+		{"GET /v1/guides/:id", get("/v1/guides/" + guideID), row(ok, ok, ok)},
+		{"PATCH /v1/guides/:id", jsonCall("PATCH", fixed("/v1/guides/"+guideID), fixed(`{"title":"renamed"}`)), row(unauth, ok, forbidden)},
+		{"DELETE /v1/guides/:id", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "DELETE", "/v1/guides/" + newGuide(), "", nil
+		}, row(unauth, noContent, forbidden)},
+		{"PUT /v1/guides/:id/like", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "PUT", "/v1/guides/" + guideID + "/like", "", nil
+		}, row(unauth, ok, ok)},
+		{"DELETE /v1/guides/:id/like", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "DELETE", "/v1/guides/" + guideID + "/like", "", nil
+		}, row(unauth, ok, ok)},
+	}
+
+	routed := map[string]bool{}
+	for _, r := range s.Routes() {
+		routed[r.Method+" "+r.Path] = true
+	}
+	covered := map[string]bool{}
+	for _, r := range rows {
+		covered[r.route] = true
+		if !routed[r.route] {
+			t.Errorf("the matrix has a row for %s, which is not a route", r.route)
+		}
+	}
+	for route := range routed {
+		if !covered[route] {
+			t.Errorf("route %s has no row in the authorisation matrix", route)
+		}
+	}
+	v1 := regexp.MustCompile(`^/v1/`)
+	for _, r := range rows {
+		for i, token := range tokens {
+			method, path, ct, body := r.call(t, token)
+			status, _, b := h.send(method, path, token, ct, body)
+			raw := string(b)
+			if status != r.want[i] {
+				t.Errorf("%s as %s: %d, want %d: %s", r.route, callers[i], status, r.want[i], raw)
+			}
+			if status == unauth && v1.MatchString(path) && !strings.Contains(raw, "/problems/unauthorized") {
+				t.Errorf("%s as %s: a 401 that is not a problem: %s", r.route, callers[i], raw)
+			}
+		}
+	}
+}
+
+type fixedClock struct{ t time.Time }
+
+func (c *fixedClock) Now() time.Time { return c.t }
+
+// algNone is an unsigned token naming userID, as an attacker would forge.
+func algNone(userID string) string {
+	enc := base64.RawURLEncoding.EncodeToString
+	now := time.Now().Unix()
+	return enc([]byte(`{"alg":"none","typ":"JWT"}`)) + "." +
+		enc([]byte(fmt.Sprintf(`{"iss":"guidepost","sub":%q,"iat":%d,"exp":%d}`, userID, now, now+3600))) + "."
+}
+
+// send makes one request and returns the status, headers and body.
+func (h *harness) send(method, path, token, contentType string, body io.Reader) (int, http.Header, []byte) {
+	h.t.Helper()
+	req, _ := http.NewRequest(method, h.srv.URL+path, body)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, resp.Header, raw
+}
+
+// doRaw sends a request that must answer want, and returns its JSON body.
+func (h *harness) doRaw(method, path, token, contentType string, body io.Reader, want int) map[string]any {
+	h.t.Helper()
+	status, _, raw := h.send(method, path, token, contentType, body)
+	var out map[string]any
+	if status != want || json.Unmarshal(raw, &out) != nil {
+		h.t.Fatalf("%s %s: %d %s", method, path, status, raw)
+	}
+	return out
+}

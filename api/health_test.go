@@ -1,0 +1,71 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/objstore"
+)
+
+// Readiness gates on PostgreSQL alone: with Redis down the API still
+// answers, so /readyz is 200 "degraded" naming Redis, and the gauge per
+// dependency says which one is down. PostgreSQL down is 503.
+func TestReadinessGatesOnPostgresOnly(t *testing.T) {
+	db := testkit.DB(t)
+	dead := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
+	deadRedis := redis.NewClient(&redis.Options{Addr: dead})
+	t.Cleanup(func() { deadRedis.Close() })
+	s3 := objstore.New(testkit.S3Config(t))
+	redisCheck := api.Check{Name: "redis", Ping: func(ctx context.Context) error { return deadRedis.Ping(ctx).Err() }, Optional: true}
+	s3Check := api.Check{Name: "s3", Ping: s3.Ping, Optional: true}
+
+	reg := prometheus.NewRegistry()
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: reg,
+		Checks: []api.Check{{Name: "postgres", Ping: db.Ping}, redisCheck, s3Check}})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	h := &harness{t: t, srv: srv}
+	r := h.do("GET", "/readyz", "", "")
+	checks, _ := r.body["checks"].(map[string]any)
+	if r.status != 200 || r.body["status"] != "degraded" || checks["redis"] != "unavailable" || checks["postgres"] != "ok" || checks["s3"] != "ok" {
+		t.Fatalf("Redis down: %d %v", r.status, r.body)
+	}
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() == "guidepost_dependency_up" {
+			for _, m := range f.GetMetric() {
+				up[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if fmt.Sprint(up) != "map[postgres:1 redis:0 s3:1]" {
+		t.Fatalf("guidepost_dependency_up: %v", up)
+	}
+
+	deadPG, err := pgxpool.New(context.Background(), "postgres://postgres@"+dead+"/x?connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(deadPG.Close)
+	s = api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+		Checks: []api.Check{{Name: "postgres", Ping: deadPG.Ping}, redisCheck, s3Check}})
+	srv2 := httptest.NewServer(s.Handler())
+	t.Cleanup(srv2.Close)
+	r = (&harness{t: t, srv: srv2}).do("GET", "/readyz", "", "")
+	if r.status != 503 || r.body["status"] != "unavailable" {
+		t.Fatalf("PostgreSQL down: %d %v", r.status, r.body)
+	}
+}

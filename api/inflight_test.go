@@ -1,0 +1,63 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// stuckGuides is a guide service whose nearby search ignores its context
+// until released, as CPU-bound or uncancellable work does.
+type stuckGuides struct {
+	api.GuideService
+	entered, release chan struct{}
+}
+
+func (s stuckGuides) Nearby(context.Context, guides.NearbyParams) (guides.NearbyPage, error) {
+	close(s.entered)
+	<-s.release
+	return guides.NearbyPage{}, nil
+}
+
+// http.Server.Close does not wait for handlers; WaitHandlers does, so the
+// caller can close the pools only once nothing uses them.
+func TestWaitHandlersOutlastsServerClose(t *testing.T) {
+	g := stuckGuides{entered: make(chan struct{}), release: make(chan struct{})}
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: g})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: s.Handler()}
+	var wg sync.WaitGroup
+	wg.Go(func() { hs.Serve(ln) })
+	wg.Go(func() {
+		if resp, err := http.Get("http://" + ln.Addr().String() + "/v1/guides/nearby?lat=1&lng=2"); err == nil {
+			resp.Body.Close()
+		}
+	})
+	<-g.entered
+	if err := hs.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if n, err := s.WaitHandlers(ctx); n != 1 || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("with a handler stuck: %d running, %v", n, err)
+	}
+	close(g.release)
+	if _, err := s.WaitHandlers(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+}

@@ -1,0 +1,115 @@
+package sql_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// stack inserts n guides on exactly one point.
+func stack(t *testing.T, db *gsql.DB, author string, n int, lat, lng float64) {
+	t.Helper()
+	_, err := db.Pool.Exec(context.Background(), `INSERT INTO guides (id, author_id, title, body, location, tags, like_count, created_at, updated_at)
+		SELECT gen_random_uuid(), $1, 'stacked', '', ST_SetSRID(ST_MakePoint($3, $2), 4326)::geography, '{food}', 0, now(), now()
+		FROM generate_series(1, $4)`, author, lat, lng, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// indexReads is how many index entries the guides' geography index has
+// handed out so far, as PostgreSQL counts them. The pool has one
+// connection, whose counts are flushed before they are read.
+func indexReads(t *testing.T, db *gsql.DB) int64 {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := db.Pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
+		t.Fatal(err)
+	}
+	db.Pool.Exec(ctx, `SELECT 1`) // the flush happens as this backend goes idle
+	var n int64
+	if err := db.Pool.QueryRow(ctx, `SELECT pg_stat_clear_snapshot(), idx_tup_read FROM pg_stat_user_indexes
+		WHERE indexrelname = 'guides_location_idx'`).Scan(new(any), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// A spot holds at most guides.MaxGuidesPerSpot guides: the next one there
+// is refused naming lat and lng, by create and by a move, while one a few
+// metres away is fine. A nearby page beside a full spot then reads a
+// bounded number of index entries (the KNN scan reads a stack whole).
+func TestOneSpotHoldsBoundedGuides(t *testing.T) {
+	ctx := context.Background()
+	db, err := gsql.Open(ctx, testkit.DatabaseURL(t)+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	store := gsql.NewGuides(db)
+	author := guideUser(t, db)
+	stack(t, db, author, guides.MaxGuidesPerSpot, 37.5, 127.0)
+	g := guides.NewGuide{ID: uuid.Must(uuid.NewV7()).String(), AuthorID: author, Title: "one more", Lat: 37.5, Lng: 127.000001,
+		CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+	err = store.CreateGuide(ctx, g)
+	if guidepost.ErrorCode(err) != guidepost.EUNPROCESSABLE || len(guidepost.ErrorFields(err)) != 2 {
+		t.Fatalf("guide %d on one spot: %v", guides.MaxGuidesPerSpot+1, err)
+	}
+	g.Lat = 37.50005 // about 5.5 m north
+	if err := store.CreateGuide(ctx, g); err != nil {
+		t.Fatal(err)
+	}
+	err = store.UpdateGuide(ctx, g.ID, func(d *guides.Draft) error { d.Lat = 37.5; return nil })
+	if guidepost.ErrorCode(err) != guidepost.EUNPROCESSABLE {
+		t.Fatalf("moving a guide onto a full spot: %v", err)
+	}
+	if err := store.UpdateGuide(ctx, g.ID, func(d *guides.Draft) error { d.Title = "renamed"; return nil }); err != nil {
+		t.Fatalf("an edit that does not move: %v", err)
+	}
+
+	q := guides.NearbyQuery{Lat: 37.5001, Lng: 127.0, RadiusM: 1000, Limit: 21}
+	before := indexReads(t, db)
+	items, err := store.Nearby(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := indexReads(t, db) - before
+	if len(items) != q.Limit {
+		t.Fatalf("%d items, want %d", len(items), q.Limit)
+	}
+	if read > 8*guides.MaxGuidesPerSpot {
+		t.Fatalf("one page read %d index entries beside a spot of %d", read, guides.MaxGuidesPerSpot)
+	}
+	t.Logf("a page beside a full spot of %d guides read %d index entries", guides.MaxGuidesPerSpot, read)
+}
+
+// Above zoom 13 clustering groups the viewport's guides themselves, so a
+// viewport holding more than guides.MaxClusterScan is refused naming bbox;
+// the same place at zoom 13 (per-tile sums) and a small viewport answer.
+func TestFineClustersRefuseHugeScans(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	author := guideUser(t, db)
+	stack(t, db, author, guides.MaxClusterScan/2+1, 37.5, 127.0)
+	stack(t, db, author, guides.MaxClusterScan/2+1, 37.6, 127.1)
+	wide := guides.BBox{MinLng: 126.9, MinLat: 37.4, MaxLng: 127.2, MaxLat: 37.7}
+	_, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 14})
+	if guidepost.ErrorCode(err) != guidepost.EINVALID || guidepost.ErrorFields(err)[0].Field != "bbox" {
+		t.Fatalf("zoom 14 over %d guides: %v", guides.MaxClusterScan+2, err)
+	}
+	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 13}); err != nil || len(cl) != 2 {
+		t.Fatalf("zoom 13: %v %v", cl, err)
+	}
+	small := guides.BBox{MinLng: 126.99, MinLat: 37.49, MaxLng: 127.01, MaxLat: 37.51}
+	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: small, Zoom: 16}); err != nil || len(cl) != 1 {
+		t.Fatalf("a small viewport at zoom 16: %v %v", cl, err)
+	}
+}
