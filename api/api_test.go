@@ -55,6 +55,12 @@ func (h *harness) do(method, path, token string, body string) reply {
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	return h.send(req)
+}
+
+func (h *harness) send(req *http.Request) reply {
+	h.t.Helper()
+	method, path := req.Method, req.URL.Path
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)

@@ -6,13 +6,14 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 )
 
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
-	v1.POST("/auth/signup", s.signup)
-	v1.POST("/auth/login", s.login)
-	v1.POST("/auth/guest", s.guest)
+	v1.POST("/auth/signup", s.limit(s.deps.Rates.Signup, byAddress), s.signup)
+	v1.POST("/auth/login", s.login) // auth counts failed log-ins itself
+	v1.POST("/auth/guest", s.limit(s.deps.Rates.Guest, byAddress), s.guest)
 	v1.GET("/me", s.requireUser, s.me)
 }
 
@@ -74,9 +75,13 @@ func (s *Server) login(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	sess, err := s.deps.Auth.Login(c.Request.Context(), in.Email, in.Password)
-	if err != nil {
+	sess, err := s.deps.Auth.Login(c.Request.Context(), auth.LoginInput{Email: in.Email, Password: in.Password, ClientAddr: clientAddr(c)})
+	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
 		s.unauthorized(c, err)
+		return
+	}
+	if err != nil {
+		fail(c, err)
 		return
 	}
 	writeSession(c, http.StatusOK, sess)

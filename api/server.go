@@ -31,6 +31,17 @@ type Deps struct {
 	// request waits up to QueueWait (0: 100 ms) and is then shed with 503.
 	MaxInflight int
 	QueueWait   time.Duration
+	// Uploads bounds upload requests in a pool of their own: their bodies
+	// never hold the MaxInflight slots.
+	Uploads UploadLimits
+	// Limiter counts requests against Rates, shared by every API process;
+	// nil limits nothing.
+	Limiter Limiter
+	Rates   Rates
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For names
+	// the client; from anyone else it is ignored (none: the connection's
+	// address is the client's).
+	TrustedProxies []string
 }
 
 // Server routes HTTP requests to the services.
@@ -39,6 +50,7 @@ type Server struct {
 	engine   *gin.Engine
 	draining atomic.Bool
 	shed     *shedder
+	uploads  *uploadGate
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
@@ -47,8 +59,15 @@ func New(deps Deps) *Server {
 	gin.SetMode(gin.ReleaseMode)
 	s := &Server{deps: deps, engine: gin.New()}
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
+	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
+	// gin trusts every proxy unless told otherwise; then any client could
+	// pick the address its rate limits count under.
+	if err := e.SetTrustedProxies(deps.TrustedProxies); err != nil {
+		deps.Log.Error("api: bad trusted proxies; trusting none", "err", err)
+		e.SetTrustedProxies(nil)
+	}
 	e.HandleMethodNotAllowed = true
 	e.Use(withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
@@ -72,6 +91,7 @@ func (d Deps) withDefaults() Deps {
 	if d.QueueWait <= 0 {
 		d.QueueWait = 100 * time.Millisecond
 	}
+	d.Uploads.defaults()
 	return d
 }
 
@@ -82,10 +102,20 @@ func (s *Server) routes() {
 	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", s.shed.handler, s.authenticate)
+	v1 := e.Group("/v1", s.admit, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)
+}
+
+// admit puts an upload in its own pool (uploadGate, after it is
+// authenticated) and every other request through the shedder.
+func (s *Server) admit(c *gin.Context) {
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
+		c.Next()
+		return
+	}
+	s.shed.handler(c)
 }
 
 // Handler is the root http.Handler.

@@ -26,6 +26,7 @@ type Service struct {
 	// hashing bounds concurrent argon2id runs: each takes 19 MiB and a core
 	// for ~50 ms, and sign-up and log-in are open to anyone.
 	hashing chan struct{}
+	limits  LoginLimits
 }
 
 // NewService wires the account use cases.
@@ -95,10 +96,33 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 	return s.session(u)
 }
 
+// LoginInput is a log-in attempt. ClientAddr is the address failed
+// attempts are counted under ("" counts them only per email).
+type LoginInput struct {
+	Email      string
+	Password   string
+	ClientAddr string
+}
+
 // Login checks a password. Both an unknown email and a wrong password are the
 // same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
-func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
-	u, err := s.store.UserByEmail(ctx, strings.TrimSpace(email))
+// Over a LoginLimits rate it is ERATELIMITED before any hashing, so a
+// password guesser costs the server almost nothing.
+func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
+	email := strings.TrimSpace(in.Email)
+	held, err := s.limits.hold(ctx, in.ClientAddr, email)
+	if err != nil {
+		return Session{}, err
+	}
+	sess, err := s.login(ctx, email, in.Password)
+	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		held.release(ctx) // only a wrong email or password counts
+	}
+	return sess, err
+}
+
+func (s *Service) login(ctx context.Context, email, password string) (Session, error) {
+	u, err := s.store.UserByEmail(ctx, email)
 	hash := u.PasswordHash
 	switch code := guidepost.ErrorCode(err); {
 	case code == guidepost.ENOTFOUND:

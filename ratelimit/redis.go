@@ -23,8 +23,10 @@ import (
 type Options struct {
 	Registerer prometheus.Registerer // nil: metrics are not exported
 	Log        *slog.Logger          // nil discards
-	// Timeout bounds one Redis call (100 ms): past it the request is let
-	// through rather than made to wait on a sick Redis.
+	// Timeout bounds one Redis call (500 ms): past it the request is let
+	// through rather than made to wait on a sick Redis. Not much shorter:
+	// a server under attack is busy, and a limiter that gives up on a
+	// merely slow Redis lifts its limits exactly when they matter.
 	Timeout time.Duration
 	// Backoff is how long Redis is skipped after a failure (1 s), so an
 	// outage costs each request nothing instead of a timeout.
@@ -53,7 +55,7 @@ func New(client *redis.Client, opt Options) *Redis {
 			*d = v
 		}
 	}
-	def(&opt.Timeout, 100*time.Millisecond)
+	def(&opt.Timeout, 500*time.Millisecond)
 	def(&opt.Backoff, time.Second)
 	def(&opt.LogEvery, time.Minute)
 	if opt.Prefix == "" {
@@ -129,14 +131,15 @@ var errTimeout = errors.New("redis did not answer in time")
 // or not fn has: go-redis does not always honour a context deadline (a
 // connection's handshake waits for its own dial timeout), and a request
 // must never wait on a sick Redis longer than Timeout. fn's goroutine ends
-// within the client's own timeouts; its result is read only through done.
+// once its context is canceled or within the client's own timeouts; its
+// result is read only through done.
 func (r *Redis) call(ctx context.Context, fn func(context.Context) error) error {
 	ctx, cancel := context.WithTimeout(ctx, r.opt.Timeout)
+	// Canceled on return, not when fn ends: both channels would then be
+	// ready at once, and select could report a success as canceled.
+	defer cancel()
 	done := make(chan error, 1)
-	go func() {
-		defer cancel()
-		done <- fn(ctx)
-	}()
+	go func() { done <- fn(ctx) }()
 	select {
 	case err := <-done:
 		return err
