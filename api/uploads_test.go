@@ -16,6 +16,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
@@ -25,12 +26,18 @@ import (
 
 // acceptAll stands in for the media service: these tests are about how
 // the API receives bodies, not what the service does with them.
-type acceptAll struct{ uploads atomic.Int64 }
+type acceptAll struct {
+	uploads atomic.Int64
+	err     error // when set, Upload answers it
+}
 
 func (*acceptAll) UploadLimit() int64    { return 25 << 20 }
 func (*acceptAll) CheckSize(int64) error { return nil }
 func (a *acceptAll) Upload(_ context.Context, in media.UploadInput) (media.UploadResult, error) {
 	a.uploads.Add(1)
+	if a.err != nil {
+		return media.UploadResult{}, a.err
+	}
 	return media.UploadResult{View: media.View{Media: media.Media{ID: "0190b7c4-0000-7000-8000-000000000001",
 		OwnerID: in.OwnerID, Status: media.StatusPending, Bytes: in.File.Size(), SHA256: in.File.SHA256()}}, Outcome: media.Accepted}, nil
 }
@@ -253,5 +260,18 @@ func TestUploadBodyBelowMinimumRateIsCut(t *testing.T) {
 	}
 	if n := svc.uploads.Load(); n != 1 {
 		t.Fatalf("%d uploads reached the service, want only the one that kept up", n)
+	}
+}
+
+// Over a quota: 403 problem+json whose quota member names it.
+func TestOverQuotaAnswers403NamingTheQuota(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Media.(*acceptAll).err = guidepost.QuotaExceeded("photos", 5000, 5000, "this account stores 5000 photos, its quota")
+	})
+	status, body := trickle(t, srv.URL, guestToken(t, srv.URL), 1<<10, 4<<10, 0, time.Millisecond)
+	if status != 403 || !strings.HasPrefix(body, "application/problem+json") ||
+		!strings.Contains(body, `"type":"/problems/quota_exceeded"`) ||
+		!strings.Contains(body, `"quota":{"name":"photos","limit":5000,"used":5000}`) {
+		t.Fatalf("%d %s", status, body)
 	}
 }
