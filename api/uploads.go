@@ -23,6 +23,7 @@ import (
 type UploadLimits struct {
 	Slots   int           // uploads received at once (64); more wait a second, then 503
 	PerUser int           // one account's uploads at once (4); more get 429
+	PerAddr int           // one client address's uploads at once (16); more get 429
 	MinRate int64         // bytes/s a body must average after Grace (32 KiB/s); slower is cut with 408
 	Grace   time.Duration // head start before MinRate counts (10 s)
 }
@@ -33,6 +34,9 @@ func (l *UploadLimits) defaults() {
 	}
 	if l.PerUser <= 0 {
 		l.PerUser = 4
+	}
+	if l.PerAddr <= 0 {
+		l.PerAddr = 16
 	}
 	if l.MinRate <= 0 {
 		l.MinRate = 32 << 10
@@ -47,14 +51,15 @@ func (l *UploadLimits) defaults() {
 // rather wait a second than retry.
 const uploadQueueWait = time.Second
 
-// uploadGate admits upload requests: at most PerUser per account, at most
-// Slots in all. Both counts are this process's.
+// uploadGate admits upload requests: at most PerUser per account and
+// PerAddr per client address (guest accounts are cheap to make), at most
+// Slots in all. The counts are this process's.
 type uploadGate struct {
 	lim   UploadLimits
 	slots chan struct{}
 
 	mu    sync.Mutex
-	users map[string]int
+	users map[string]int // by account, and by address
 
 	refused *prometheus.CounterVec
 	slow    prometheus.Counter
@@ -64,7 +69,7 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 	g := &uploadGate{lim: lim, slots: make(chan struct{}, lim.Slots), users: map[string]int{}}
 	g.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "guidepost_upload_refused_total",
-		Help: "Uploads refused before their body was read: per_user (429) or pool (503).",
+		Help: "Uploads refused before their body was read: per_account or per_address (429), pool (503).",
 	}, []string{"reason"})
 	g.slow = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_upload_too_slow_total", Help: "Upload bodies cut with 408 for arriving slower than the minimum rate.",
@@ -77,16 +82,20 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 }
 
 func (g *uploadGate) admit(c *gin.Context) {
-	user := auth.UserID(c.Request.Context())
-	if !g.enter(user) {
-		g.refused.WithLabelValues("per_user").Inc()
+	user, addr := auth.UserID(c.Request.Context()), clientAddr(c)
+	if who := g.enter(user, addr); who != "" {
+		g.refused.WithLabelValues("per_" + who).Inc()
 		c.Header("Connection", "close") // the body stays unread
+		n := g.lim.PerUser
+		if who == "address" {
+			n = g.lim.PerAddr
+		}
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d uploads at once per account; retry when one has finished", g.lim.PerUser),
-			Limit:   &guidepost.Limit{Name: "concurrent_uploads", Quota: int64(g.lim.PerUser), RetryAfter: time.Second}})
+			Message: fmt.Sprintf("at most %d uploads at once per %s; retry when one has finished", n, who),
+			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(n), RetryAfter: time.Second}})
 		return
 	}
-	defer g.leave(user)
+	defer g.leave(user, addr)
 	select {
 	case g.slots <- struct{}{}:
 	default:
@@ -108,21 +117,29 @@ func (g *uploadGate) admit(c *gin.Context) {
 	c.Next()
 }
 
-func (g *uploadGate) enter(user string) bool {
+// enter counts one more upload for user and addr, or names which of the
+// two is at its cap.
+func (g *uploadGate) enter(user, addr string) (atCap string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.users[user] >= g.lim.PerUser {
-		return false
+	switch {
+	case g.users["u:"+user] >= g.lim.PerUser:
+		return "account"
+	case g.users["a:"+addr] >= g.lim.PerAddr:
+		return "address"
 	}
-	g.users[user]++
-	return true
+	g.users["u:"+user]++
+	g.users["a:"+addr]++
+	return ""
 }
 
-func (g *uploadGate) leave(user string) {
+func (g *uploadGate) leave(user, addr string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.users[user]--; g.users[user] <= 0 {
-		delete(g.users, user)
+	for _, k := range []string{"u:" + user, "a:" + addr} {
+		if g.users[k]--; g.users[k] <= 0 {
+			delete(g.users, k)
+		}
 	}
 }
 

@@ -75,6 +75,7 @@ type Limits struct {
 	TrustedProxies []string
 	UploadSlots    int            // UPLOAD_MAX_INFLIGHT: upload bodies received at once
 	UploadsPerUser int            // UPLOAD_MAX_PER_USER: one account's uploads at once
+	UploadsPerAddr int            // UPLOAD_MAX_PER_IP: one client address's uploads at once
 	UploadMinRate  int64          // UPLOAD_MIN_RATE: bytes/s a body must keep up after the grace
 	UploadGrace    time.Duration  // UPLOAD_MIN_RATE_GRACE
 	Signup         guidepost.Rate // RATE_SIGNUP_PER_IP
@@ -132,6 +133,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			TrustedProxies: e.addrs("HTTP_TRUSTED_PROXIES"),
 			UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", 64, 1),
 			UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", 4, 1),
+			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", 16, 1),
 			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", 32<<10),
 			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", 10*time.Second, time.Nanosecond),
 			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
