@@ -25,7 +25,7 @@ type attackConfig struct {
 	SlowUploads  int     `json:"slow_uploads"`    // bodies trickling at SlowRate
 	SlowRate     int     `json:"slow_rate_bps"`   // bytes/s of each slow body
 	LoginsPerS   float64 `json:"logins_per_s"`    // wrong-password log-ins
-	CraftedEvery float64 `json:"crafted_every_s"` // one hostile file each
+	CraftedEvery float64 `json:"crafted_every_s"` // one hostile file each (0: none)
 	Scans        int     `json:"scan_bomb_scans"`
 }
 
@@ -91,7 +91,9 @@ func (a *attacker) run(ctx context.Context) {
 		a.wg.Go(func() { a.slowUploads(ctx, a.tokens[i%len(a.tokens)]) })
 	}
 	a.wg.Go(func() { a.logins(ctx) })
-	a.wg.Go(func() { a.crafted(ctx) })
+	if a.cfg.CraftedEvery > 0 {
+		a.wg.Go(func() { a.crafted(ctx) })
+	}
 	a.wg.Go(func() { a.honestLogins(ctx) })
 }
 

@@ -144,7 +144,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.Attack.SlowUploads, "abuse-slow-uploads", c.Attack.SlowUploads, "abuse: upload bodies the attacker keeps trickling")
 	fs.IntVar(&c.Attack.SlowRate, "abuse-slow-rate", c.Attack.SlowRate, "abuse: bytes/s of each slow body")
 	fs.Float64Var(&c.Attack.LoginsPerS, "abuse-logins", c.Attack.LoginsPerS, "abuse: wrong-password log-ins per second")
-	fs.Float64Var(&c.Attack.CraftedEvery, "abuse-crafted-every", c.Attack.CraftedEvery, "abuse: seconds between hostile file uploads")
+	fs.Float64Var(&c.Attack.CraftedEvery, "abuse-crafted-every", c.Attack.CraftedEvery, "abuse: seconds between hostile file uploads (0: none)")
 	fs.IntVar(&c.Attack.Scans, "abuse-scans", c.Attack.Scans, "abuse: scans in the scan-bomb JPEG (real encoders write ~10)")
 	fs.StringVar(&c.BenchJSON, "bench-json", "", "bench: raw JSON of the run (default: BENCHMARKS.json next to -benchmarks)")
 }
