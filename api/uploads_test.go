@@ -82,12 +82,15 @@ func slowUpload(client *http.Client, base, token string, release <-chan struct{}
 	req, _ := http.NewRequest("POST", base+"/v1/media", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+token)
-	go func() {
-		part, _ := mw.CreateFormFile("file", "slow.jpg")
-		part.Write([]byte("\xff\xd8\xff"))
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		if part, err := mw.CreateFormFile("file", "slow.jpg"); err == nil {
+			part.Write([]byte("\xff\xd8\xff"))
+		}
 		<-release
 		pw.CloseWithError(io.ErrUnexpectedEOF)
-	}()
+	})
 	resp, err := client.Do(req)
 	if err != nil {
 		done <- 0

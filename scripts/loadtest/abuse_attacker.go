@@ -143,7 +143,10 @@ func (a *attacker) slowUpload(ctx context.Context, token string) int {
 	req.Header.Set("X-Forwarded-For", attackerAddr)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		part, _ := mw.CreateFormFile("file", "slow.jpg")
+		part, err := mw.CreateFormFile("file", "slow.jpg")
+		if err != nil {
+			return // answered before the body began
+		}
 		chunk := make([]byte, max(1, a.cfg.SlowRate/4))
 		t := time.NewTicker(250 * time.Millisecond)
 		defer t.Stop()
