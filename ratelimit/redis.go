@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,7 @@ type Redis struct {
 	opt      Options
 	down     atomic.Int64 // unix ns until which Redis is skipped
 	lastLog  atomic.Int64 // unix ns of the last fail-open line
+	refused  refusals
 	failOpen prometheus.Counter
 	limited  *prometheus.CounterVec
 }
@@ -62,7 +64,7 @@ func New(client *redis.Client, opt Options) *Redis {
 		opt.Prefix = "ratelimit:"
 	}
 	opt.Log = guidepost.Logger(opt.Log)
-	r := &Redis{limiter: redis_rate.NewLimiter(client), opt: opt}
+	r := &Redis{limiter: redis_rate.NewLimiter(client), opt: opt, refused: refusals{until: map[string]int64{}}}
 	r.failOpen = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_ratelimit_fail_open_total",
 		Help: "Requests let through unchecked because Redis could not be asked.",
@@ -87,14 +89,24 @@ func (r *Redis) Take(ctx context.Context, key string, rate guidepost.Rate, n int
 	if rate.Off() {
 		return open
 	}
-	if time.Now().UnixNano() < r.down.Load() {
+	key = r.opt.Prefix + rate.Name + ":" + key
+	now := time.Now()
+	if n <= 0 {
+		r.refused.forget(key)
+	} else {
+		if wait := r.refused.wait(key, now); wait > 0 {
+			r.limited.WithLabelValues(rate.Name).Inc()
+			return guidepost.RateResult{RetryAfter: wait, ResetAfter: max(wait, rate.Period)}
+		}
+	}
+	if now.UnixNano() < r.down.Load() {
 		r.failOpen.Inc()
 		return open
 	}
 	limit := redis_rate.Limit{Rate: rate.Count, Burst: rate.Count, Period: rate.Period}
 	var res *redis_rate.Result
 	err := r.call(ctx, func(ctx context.Context) (err error) {
-		res, err = r.limiter.AllowN(ctx, r.opt.Prefix+rate.Name+":"+key, limit, n)
+		res, err = r.limiter.AllowN(ctx, key, limit, n)
 		return err
 	})
 	if err != nil {
@@ -107,8 +119,62 @@ func (r *Redis) Take(ctx context.Context, key string, rate guidepost.Rate, n int
 		RetryAfter: max(0, res.RetryAfter), ResetAfter: max(0, res.ResetAfter)}
 	if !out.Allowed {
 		r.limited.WithLabelValues(rate.Name).Inc()
+		r.refused.note(key, now.Add(out.RetryAfter))
 	}
 	return out
+}
+
+// refusals remembers, in this process, keys Redis refused and until when:
+// GCRA allows nothing before RetryAfter, so until then a key is refused
+// without asking Redis. A flood from one address then costs one Redis call
+// per RetryAfter instead of one per request, and a Redis made slow by the
+// flood cannot lift the limit the flood ran into. (Another process giving
+// events back could shorten the wait; being refused a little long is the
+// safe side.)
+type refusals struct {
+	mu    sync.Mutex
+	until map[string]int64 // unix ns
+}
+
+// maxRefusals bounds the memory an attacker walking keys can make it use;
+// past it expired entries are dropped, and if none has, nothing new is kept.
+const maxRefusals = 100_000
+
+func (f *refusals) wait(key string, now time.Time) time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.until[key]
+	if !ok {
+		return 0
+	}
+	if d := time.Duration(t - now.UnixNano()); d > 0 {
+		return d
+	}
+	delete(f.until, key)
+	return 0
+}
+
+func (f *refusals) forget(key string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.until, key)
+}
+
+func (f *refusals) note(key string, until time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.until) >= maxRefusals {
+		now := time.Now().UnixNano()
+		for k, t := range f.until {
+			if t <= now {
+				delete(f.until, k)
+			}
+		}
+		if len(f.until) >= maxRefusals {
+			return
+		}
+	}
+	f.until[key] = until.UnixNano()
 }
 
 // failed counts a fail-open, skips Redis for Backoff, and logs at most once

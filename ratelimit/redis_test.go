@@ -3,6 +3,7 @@ package ratelimit_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ func TestRedisDownFailsOpenAndLogsOnce(t *testing.T) {
 	srv.Stop()
 	start := time.Now()
 	for i := range 200 {
-		if !l.Take(ctx, "k", rate, 1).Allowed {
+		if !l.Take(ctx, fmt.Sprint("open-", i), rate, 1).Allowed {
 			t.Fatalf("request %d refused while Redis is down", i)
 		}
 		if i%50 == 0 {
@@ -115,9 +116,14 @@ func TestRedisDownFailsOpenAndLogsOnce(t *testing.T) {
 	if n := strings.Count(logs.String(), "letting requests through"); n != 1 {
 		t.Errorf("%d fail-open log lines, want 1:\n%s", n, logs.String())
 	}
+	// A key Redis refused stays refused until its retry time, Redis or not:
+	// a flood that made Redis slow must not lift its own limit.
+	if res := l.Take(ctx, "k", rate, 1); res.Allowed || res.RetryAfter < 50*time.Minute {
+		t.Fatalf("a refused key while Redis is down: %+v", res)
+	}
 	srv.Start()
 	time.Sleep(60 * time.Millisecond)
-	if !l.Take(ctx, "k", rate, 1).Allowed || l.Take(ctx, "k", rate, 1).Allowed {
+	if !l.Take(ctx, "k2", rate, 1).Allowed || l.Take(ctx, "k2", rate, 1).Allowed {
 		t.Fatal("with Redis back (emptied), 1/h must allow one and refuse the next")
 	}
 }
