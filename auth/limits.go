@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/guidepost/guidepost"
 )
@@ -29,12 +30,46 @@ type LoginLimits struct {
 	Limiter  Limiter        // nil: no limits
 	PerAddr  guidepost.Rate // per client address
 	PerEmail guidepost.Rate // per account email
+	// InFlightPerAddr caps one address's log-ins being checked at once in
+	// this process (0: no cap). It holds without Redis: if the limiter has
+	// to let requests through (Redis slow or down), a flood from one
+	// address still cannot fill the hashing slots.
+	InFlightPerAddr int
 }
 
 // WithLoginLimits sets the log-in limits; main calls it before serving.
 func (s *Service) WithLoginLimits(l LoginLimits) *Service {
 	s.limits = l
+	s.inflight = map[string]int{}
 	return s
+}
+
+// enter counts one more log-in in flight from addr, or refuses when the
+// address is at its cap.
+func (s *Service) enter(addr string) error {
+	if s.limits.InFlightPerAddr <= 0 || addr == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight[addr] >= s.limits.InFlightPerAddr {
+		return &guidepost.Error{Code: guidepost.ERATELIMITED,
+			Message: fmt.Sprintf("at most %d log-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
+			Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
+	}
+	s.inflight[addr]++
+	return nil
+}
+
+func (s *Service) leave(addr string) {
+	if s.limits.InFlightPerAddr <= 0 || addr == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight[addr]--; s.inflight[addr] <= 0 {
+		delete(s.inflight, addr)
+	}
 }
 
 // loginHold is what one attempt holds, given back if it succeeds.

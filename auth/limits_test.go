@@ -113,3 +113,37 @@ func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
 		t.Fatalf("guesses answered %v, want 2 checked and 38 refused before hashing", codes)
 	}
 }
+
+// With Redis gone the rate limits let every attempt through, but one
+// address still has at most InFlightPerAddr log-ins being checked: forty
+// guesses in flight leave the hashing slots to an honest log-in.
+func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
+	svc, _ := newService(t)
+	srv := testkit.StartRedis(t)
+	opt, _ := redis.ParseURL(srv.URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	srv.Stop()
+	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
+		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	signup(t, svc, "honest@example.com")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes := map[string]int{}
+	for i := range 40 {
+		wg.Go(func() {
+			code := login(svc, "203.0.113.77", "target"+strings.Repeat("y", i)+"@example.com", "guess")
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	honest := login(svc, "198.51.100.3", "honest@example.com", "correct horse")
+	wg.Wait()
+	if honest != "" {
+		t.Fatalf("honest log-in beside 40 guesses with Redis down: %q (guesses: %v)", honest, codes)
+	}
+	if codes[guidepost.ERATELIMITED] == 0 || codes[guidepost.EUNAVAILABLE] != 0 {
+		t.Fatalf("guesses answered %v: want some refused at once and none left waiting for a hashing slot", codes)
+	}
+}

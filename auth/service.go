@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -27,6 +28,9 @@ type Service struct {
 	// for ~50 ms, and sign-up and log-in are open to anyone.
 	hashing chan struct{}
 	limits  LoginLimits
+
+	mu       sync.Mutex
+	inflight map[string]int // log-ins being checked, by client address
 }
 
 // NewService wires the account use cases.
@@ -110,6 +114,10 @@ type LoginInput struct {
 // password guesser costs the server almost nothing.
 func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
 	email := strings.TrimSpace(in.Email)
+	if err := s.enter(in.ClientAddr); err != nil {
+		return Session{}, err
+	}
+	defer s.leave(in.ClientAddr)
 	held, err := s.limits.hold(ctx, in.ClientAddr, email)
 	if err != nil {
 		return Session{}, err

@@ -82,6 +82,7 @@ type Limits struct {
 	Guest          guidepost.Rate // RATE_GUEST_PER_IP
 	LoginIP        guidepost.Rate // RATE_LOGIN_FAILURES_PER_IP
 	LoginEmail     guidepost.Rate // RATE_LOGIN_FAILURES_PER_EMAIL
+	LoginsPerAddr  int            // LOGIN_MAX_INFLIGHT_PER_IP: one address's log-ins checked at once
 	Upload         guidepost.Rate // RATE_UPLOADS_PER_USER
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
 	Like           guidepost.Rate // RATE_LIKES_PER_USER
@@ -140,6 +141,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
 			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
+			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
 			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),

@@ -130,7 +130,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	lim := a.cfg.Limits
 	limiter := ratelimit.New(a.redis, ratelimit.Options{Registerer: a.registry, Log: a.logFor("ratelimit")})
 	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock).WithLoginLimits(auth.LoginLimits{
-		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail,
+		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
 	})
 	deps.Limiter = limiter
 	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, Upload: lim.Upload, GuideWrite: lim.GuideWrite, Like: lim.Like}
