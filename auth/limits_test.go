@@ -92,20 +92,7 @@ func TestFailuresPerAddress(t *testing.T) {
 func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
 	svc := limitedService(t, guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour},
 		guidepost.Rate{Name: "login_email", Count: 100, Period: time.Hour})
-	signup(t, svc, "honest@example.com")
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[string]int{}
-	for i := range 40 {
-		wg.Go(func() {
-			code := login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
-			mu.Lock()
-			codes[code]++
-			mu.Unlock()
-		})
-	}
-	honest := login(svc, "198.51.100.2", "honest@example.com", "correct horse")
-	wg.Wait()
+	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
 	if honest != "" {
 		t.Fatalf("honest log-in beside 40 guesses in flight: %q (guesses: %v)", honest, codes)
 	}
@@ -126,24 +113,32 @@ func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
 	srv.Stop()
 	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
 		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
-	signup(t, svc, "honest@example.com")
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	codes := map[string]int{}
-	for i := range 40 {
-		wg.Go(func() {
-			code := login(svc, "203.0.113.77", "target"+strings.Repeat("y", i)+"@example.com", "guess")
-			mu.Lock()
-			codes[code]++
-			mu.Unlock()
-		})
-	}
-	honest := login(svc, "198.51.100.3", "honest@example.com", "correct horse")
-	wg.Wait()
+	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
 	if honest != "" {
 		t.Fatalf("honest log-in beside 40 guesses with Redis down: %q (guesses: %v)", honest, codes)
 	}
 	if codes[guidepost.ERATELIMITED] == 0 || codes[guidepost.EUNAVAILABLE] != 0 {
 		t.Fatalf("guesses answered %v: want some refused at once and none left waiting for a hashing slot", codes)
 	}
+}
+
+// guessesBesideAnHonestLogin sends n wrong log-ins at once from one
+// address and, meanwhile, the honest account's from another; it returns
+// the honest one's code and the guesses' codes, once all have ended.
+func guessesBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int) (honest string, codes map[string]int) {
+	signup(t, svc, "honest@example.com")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes = map[string]int{}
+	for i := range n {
+		wg.Go(func() {
+			code := login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	honest = login(svc, "198.51.100.2", "honest@example.com", "correct horse")
+	wg.Wait()
+	return honest, codes
 }
