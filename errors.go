@@ -11,16 +11,18 @@ import (
 // Error codes. Feature packages speak only these; api/ owns their mapping to
 // HTTP statuses, so a new feature cannot invent a status of its own.
 const (
-	EINVALID       = "invalid"       // the request is malformed or a field is wrong
-	EUNAUTHORIZED  = "unauthorized"  // no valid credentials
-	EFORBIDDEN     = "forbidden"     // valid credentials, not allowed
-	ENOTFOUND      = "not_found"     // the thing does not exist
-	ECONFLICT      = "conflict"      // clashes with current state
-	ETOOLARGE      = "too_large"     // the body is over the limit
-	EUNSUPPORTED   = "unsupported"   // a media type we do not accept
-	EUNPROCESSABLE = "unprocessable" // well-formed but refused (e.g. too many pixels, key reused with another body)
-	EUNAVAILABLE   = "unavailable"   // a dependency is down; retry later
-	EINTERNAL      = "internal"      // a bug or an unexpected failure; never shown
+	EINVALID       = "invalid"        // the request is malformed or a field is wrong
+	EUNAUTHORIZED  = "unauthorized"   // no valid credentials
+	EFORBIDDEN     = "forbidden"      // valid credentials, not allowed
+	ENOTFOUND      = "not_found"      // the thing does not exist
+	ECONFLICT      = "conflict"       // clashes with current state
+	ETOOLARGE      = "too_large"      // the body is over the limit
+	EUNSUPPORTED   = "unsupported"    // a media type we do not accept
+	EUNPROCESSABLE = "unprocessable"  // well-formed but refused (e.g. too many pixels, key reused with another body)
+	EUNAVAILABLE   = "unavailable"    // a dependency is down; retry later
+	ERATELIMITED   = "rate_limited"   // too many requests from this address or account; retry after the time given
+	EQUOTA         = "quota_exceeded" // the account's allowance (photos, bytes stored) is used up
+	EINTERNAL      = "internal"       // a bug or an unexpected failure; never shown
 )
 
 // FieldError names one bad field, so a client can point at it.
@@ -35,6 +37,7 @@ type Error struct {
 	Code    string
 	Message string
 	Fields  []FieldError
+	Limit   *Limit // for ERATELIMITED and EQUOTA: the allowance at stake
 	Err     error
 }
 
@@ -88,6 +91,15 @@ func ErrorMessage(err error) string {
 		return e.Message
 	}
 	return "An internal error occurred."
+}
+
+// ErrorLimit returns the allowance a refused request ran into, if any.
+func ErrorLimit(err error) *Limit {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Limit
+	}
+	return nil
 }
 
 // ErrorFields returns the fields at fault, if any.

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -53,6 +54,26 @@ func (h *harness) do(method, path, token string, body string) reply {
 	}
 	status, header, raw := h.send(method, path, token, contentType, strings.NewReader(body))
 	r := reply{status: status, header: header}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &r.body); err != nil {
+			h.t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)
+		}
+	}
+	return r
+}
+
+// sendRequest sends a request the caller built (extra headers) and decodes
+// the answer.
+func (h *harness) sendRequest(req *http.Request) reply {
+	h.t.Helper()
+	method, path := req.Method, req.URL.Path
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := reply{status: resp.StatusCode, header: resp.Header}
 	if len(raw) > 0 {
 		if err := json.Unmarshal(raw, &r.body); err != nil {
 			h.t.Fatalf("%s %s: body is not JSON: %q", method, path, raw)

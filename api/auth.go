@@ -11,9 +11,9 @@ import (
 )
 
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
-	v1.POST("/auth/signup", s.signup)
-	v1.POST("/auth/login", s.login)
-	v1.POST("/auth/guest", s.guest)
+	v1.POST("/auth/signup", s.limit(s.deps.Rates.Signup, byAddress), s.signup)
+	v1.POST("/auth/login", s.login) // auth counts failed log-ins itself
+	v1.POST("/auth/guest", s.limit(s.deps.Rates.Guest, byAddress), s.guest)
 	v1.GET("/me", s.requireUser, s.me)
 }
 
@@ -75,7 +75,7 @@ func (s *Server) login(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	sess, err := s.deps.Auth.Login(c.Request.Context(), in.Email, in.Password)
+	sess, err := s.deps.Auth.Login(c.Request.Context(), auth.LoginInput{Email: in.Email, Password: in.Password, ClientAddr: clientAddr(c)})
 	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
 		s.unauthorized(c, err)
 		return

@@ -31,15 +31,17 @@ type GuideService interface {
 
 func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/guides", s.guidesEnabled)
-	g.POST("", s.requireUser, s.createGuide)
+	write := s.limit(s.deps.Rates.GuideWrite, byAccount)
+	like := s.limit(s.deps.Rates.Like, byAccount)
+	g.POST("", s.requireUser, write, s.createGuide)
 	g.GET("", s.guidesInBBox)
 	g.GET("/nearby", s.nearbyGuides)
 	g.GET("/clusters", s.guideClusters)
 	g.GET("/:id", s.getGuide)
-	g.PATCH("/:id", s.requireUser, s.updateGuide)
-	g.DELETE("/:id", s.requireUser, s.deleteGuide)
-	g.PUT("/:id/like", s.requireUser, s.likeGuide)
-	g.DELETE("/:id/like", s.requireUser, s.unlikeGuide)
+	g.PATCH("/:id", s.requireUser, write, s.updateGuide)
+	g.DELETE("/:id", s.requireUser, write, s.deleteGuide)
+	g.PUT("/:id/like", s.requireUser, like, s.likeGuide)
+	g.DELETE("/:id/like", s.requireUser, like, s.unlikeGuide)
 }
 
 // guidesEnabled answers 503 when main wired no guide service (the routes

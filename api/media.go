@@ -39,7 +39,7 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 		v1.GET("/media/:id", off)
 		return
 	}
-	v1.POST("/media", s.requireUser, s.uploadMedia)
+	v1.POST("/media", s.requireUser, s.limit(s.deps.Rates.Upload, byAccount), s.uploads.admit, s.uploadMedia)
 	v1.GET("/media/:id", s.getMedia)
 }
 
@@ -96,8 +96,8 @@ func (s *Server) uploadMedia(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	s.uploads.minRate(c, uploadBodyTime)
 	c.Request.Body = http.MaxBytesReader(c.Writer, c.Request.Body, svc.UploadLimit())
-	bodyDeadline(c, uploadBodyTime)
 	up, err := receiveFile(c.Request, svc)
 	if err != nil {
 		fail(c, err)
@@ -199,6 +199,8 @@ func bodyError(r *http.Request, err error, svc MediaService) error {
 	var appErr *guidepost.Error
 	var fsErr *fs.PathError
 	switch {
+	case errors.Is(err, errBodyTooSlow):
+		return guidepost.Errorf(codeBodyTimeout, "the upload stalled or arrived slower than the server's minimum rate; send it again on a better connection")
 	case errors.As(err, &tooBig):
 		return svc.CheckSize(tooBig.Limit + 1)
 	case errors.As(err, &appErr), errors.As(err, &fsErr):

@@ -22,13 +22,19 @@ var statusOf = map[string]int{
 	guidepost.EUNSUPPORTED:   http.StatusUnsupportedMediaType,
 	guidepost.EUNPROCESSABLE: http.StatusUnprocessableEntity,
 	guidepost.EUNAVAILABLE:   http.StatusServiceUnavailable,
+	guidepost.ERATELIMITED:   http.StatusTooManyRequests,
+	guidepost.EQUOTA:         http.StatusForbidden,
 	guidepost.EINTERNAL:      http.StatusInternalServerError,
 	codeMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeBodyTimeout:          http.StatusRequestTimeout,
 }
 
-// codeMethodNotAllowed exists only at the HTTP layer: no service can ask
-// for it.
-const codeMethodNotAllowed = "method_not_allowed"
+// codeMethodNotAllowed and codeBodyTimeout exist only at the HTTP layer:
+// no service can ask for them.
+const (
+	codeMethodNotAllowed = "method_not_allowed"
+	codeBodyTimeout      = "body_timeout"
+)
 
 // Problem is an RFC 9457 problem detail.
 type Problem struct {
@@ -39,6 +45,14 @@ type Problem struct {
 	Instance  string                 `json:"instance,omitempty"`
 	RequestID string                 `json:"request_id,omitempty"`
 	Errors    []guidepost.FieldError `json:"errors,omitempty"`
+	Quota     *quotaJSON             `json:"quota,omitempty"`
+}
+
+// quotaJSON names the account quota an EQUOTA refusal ran into.
+type quotaJSON struct {
+	Name  string `json:"name"`
+	Limit int64  `json:"limit"`
+	Used  int64  `json:"used"`
 }
 
 // fail answers err as problem+json. Internal errors are logged with the
@@ -64,9 +78,14 @@ func fail(c *gin.Context, err error) {
 	if status >= 500 {
 		logger(c).ErrorContext(c.Request.Context(), "request failed", "route", c.FullPath(), "code", code, "err", err)
 	}
-	if status == http.StatusServiceUnavailable {
+	switch status {
+	case http.StatusServiceUnavailable:
 		c.Header("Retry-After", "1")
+	case http.StatusRequestTimeout:
+		c.Header("Connection", "close") // the rest of the body is not coming
 	}
+	limit := guidepost.ErrorLimit(err)
+	limitHeaders(c, limit)
 	p := Problem{
 		Type:      "/problems/" + code,
 		Title:     http.StatusText(status),
@@ -75,6 +94,9 @@ func fail(c *gin.Context, err error) {
 		Instance:  c.Request.URL.Path,
 		RequestID: requestID(c),
 		Errors:    guidepost.ErrorFields(err),
+	}
+	if code == guidepost.EQUOTA && limit != nil {
+		p.Quota = &quotaJSON{Name: limit.Name, Limit: limit.Quota, Used: limit.Used}
 	}
 	writeProblem(c, p)
 }

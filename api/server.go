@@ -38,6 +38,17 @@ type Deps struct {
 	// RequestTimeout is a /v1 request's deadline (0: 10 s); an upload gets
 	// it on top of its body time. Work cut by it answers 503.
 	RequestTimeout time.Duration
+	// Uploads bounds upload requests in a pool of their own: their bodies
+	// never hold the MaxInflight slots.
+	Uploads UploadLimits
+	// Limiter counts requests against Rates, shared by every API process;
+	// nil limits nothing.
+	Limiter Limiter
+	Rates   Rates
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For names
+	// the client; from anyone else it is ignored (none: the connection's
+	// address is the client's).
+	TrustedProxies []string
 }
 
 // Server routes HTTP requests to the services.
@@ -48,6 +59,7 @@ type Server struct {
 	shed     *shedder
 	ready    *readiness
 	handlers inflight
+	uploads  *uploadGate
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
@@ -57,8 +69,15 @@ func New(deps Deps) *Server {
 	s := &Server{deps: deps, engine: gin.New()}
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
+	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
+	// gin trusts every proxy unless told otherwise; then any client could
+	// pick the address its rate limits count under.
+	if err := e.SetTrustedProxies(deps.TrustedProxies); err != nil {
+		deps.Log.Error("api: bad trusted proxies; trusting none", "err", err)
+		e.SetTrustedProxies(nil)
+	}
 	e.HandleMethodNotAllowed = true
 	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
@@ -85,6 +104,7 @@ func (d Deps) withDefaults() Deps {
 	if d.RequestTimeout <= 0 {
 		d.RequestTimeout = 10 * time.Second
 	}
+	d.Uploads.defaults()
 	return d
 }
 
@@ -97,10 +117,20 @@ func (s *Server) routes() {
 	}
 	e.GET("/openapi.yaml", serveOpenAPI)
 
-	v1 := e.Group("/v1", strictQuery, s.shed.handler, s.deadline, s.authenticate)
+	v1 := e.Group("/v1", strictQuery, s.admit, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.guideRoutes(v1)
+}
+
+// admit puts an upload in its own pool (uploadGate, after it is
+// authenticated) and every other request through the shedder.
+func (s *Server) admit(c *gin.Context) {
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
+		c.Next()
+		return
+	}
+	s.shed.handler(c)
 }
 
 // Handler is the root http.Handler.

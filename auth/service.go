@@ -7,6 +7,7 @@ import (
 	"net/mail"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -27,7 +28,11 @@ type Service struct {
 	// for ~50 ms, and sign-up and log-in are open to anyone.
 	hashing chan struct{}
 	// known remembers accounts that existed a moment ago.
-	known knownUsers
+	known  knownUsers
+	limits LoginLimits
+
+	mu       sync.Mutex
+	inflight map[string]int // log-ins being checked, by client address
 }
 
 // NewService wires the account use cases.
@@ -101,10 +106,20 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 	return s.session(u)
 }
 
+// LoginInput is a log-in attempt. ClientAddr is the address failed
+// attempts are counted under ("" counts them only per email).
+type LoginInput struct {
+	Email      string
+	Password   string
+	ClientAddr string
+}
+
 // Login checks a password. Both an unknown email and a wrong password are the
 // same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
-func (s *Service) Login(ctx context.Context, email, password string) (Session, error) {
-	email = strings.TrimSpace(email)
+// Over a LoginLimits rate it is ERATELIMITED before any hashing, so a
+// password guesser costs the server almost nothing.
+func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
+	email := strings.TrimSpace(in.Email)
 	if msg := guidepost.TextProblem(email, false); msg != "" || len(email) > 254 {
 		// No account can have such an email: saying so reveals nothing.
 		if msg == "" {
@@ -112,6 +127,22 @@ func (s *Service) Login(ctx context.Context, email, password string) (Session, e
 		}
 		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "email", Message: msg})
 	}
+	if err := s.enter(in.ClientAddr); err != nil {
+		return Session{}, err
+	}
+	defer s.leave(in.ClientAddr)
+	held, err := s.limits.hold(ctx, in.ClientAddr, email)
+	if err != nil {
+		return Session{}, err
+	}
+	sess, err := s.login(ctx, email, in.Password)
+	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		held.release(ctx) // only a wrong email or password counts
+	}
+	return sess, err
+}
+
+func (s *Service) login(ctx context.Context, email, password string) (Session, error) {
 	u, err := s.store.UserByEmail(ctx, email)
 	hash := u.PasswordHash
 	switch code := guidepost.ErrorCode(err); {

@@ -37,7 +37,7 @@ func TestSignupLoginAndMe(t *testing.T) {
 		t.Fatalf("bad session: %+v", sess)
 	}
 	// Emails match case-insensitively.
-	login, err := svc.Login(ctx, "ana@example.com", "correct horse")
+	login, err := svc.Login(ctx, auth.LoginInput{Email: "ana@example.com", Password: "correct horse"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,8 @@ func TestBadLoginSaysNothingAboutWhichFieldWasWrong(t *testing.T) {
 	svc, _ := newService(t)
 	ctx := context.Background()
 	svc.Signup(ctx, auth.SignupInput{Email: "cy@example.com", Password: "password1", DisplayName: "Cy"})
-	_, wrongPassword := svc.Login(ctx, "cy@example.com", "password2")
-	_, unknownEmail := svc.Login(ctx, "nobody@example.com", "password1")
+	_, wrongPassword := svc.Login(ctx, auth.LoginInput{Email: "cy@example.com", Password: "password2"})
+	_, unknownEmail := svc.Login(ctx, auth.LoginInput{Email: "nobody@example.com", Password: "password1"})
 	for _, err := range []error{wrongPassword, unknownEmail} {
 		if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 			t.Fatalf("want unauthorized, got %v", err)
@@ -86,7 +86,7 @@ func TestGuestsCannotLogIn(t *testing.T) {
 	if err != nil || !sess.User.Guest || sess.User.Email != "" {
 		t.Fatalf("guest: %+v %v", sess, err)
 	}
-	if _, err := svc.Login(context.Background(), "", ""); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := svc.Login(context.Background(), auth.LoginInput{Email: "", Password: ""}); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("want unauthorized, got %v", err)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 // DevJWTSecret is the built-in secret for local use, taken only when
@@ -42,6 +44,7 @@ type Config struct {
 	MetricsAddr       string        // METRICS_ADDR: serve the API's /metrics there instead of on HTTP_ADDR
 	Media             Media
 	Guides            Guides
+	Limits            Limits
 }
 
 // Media configures photo uploads and the sweeper; the defaults suit
@@ -63,6 +66,32 @@ type Guides struct {
 	RedisTimeout  time.Duration // GUIDES_CACHE_REDIS_TIMEOUT: then PostgreSQL answers instead
 	L1Bytes       uint64        // GUIDES_CACHE_L1_MB, in bytes: the in-process tier's size
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is not cached
+}
+
+// Limits keep one hostile or unlucky client from stalling the API: upload
+// bodies have their own pool and a minimum rate, rates are limited per
+// address and per account (shared by every API process through Redis),
+// and each account has a storage quota.
+type Limits struct {
+	// TrustedProxies (HTTP_TRUSTED_PROXIES) are the addresses or CIDRs whose
+	// X-Forwarded-For is believed; from anyone else it would let a client
+	// pick the address its limits are counted under.
+	TrustedProxies []string
+	UploadSlots    int            // UPLOAD_MAX_INFLIGHT: upload bodies received at once
+	UploadsPerUser int            // UPLOAD_MAX_PER_USER: one account's uploads at once
+	UploadsPerAddr int            // UPLOAD_MAX_PER_IP: one client address's uploads at once
+	UploadMinRate  int64          // UPLOAD_MIN_RATE: bytes/s a body must keep up after the grace
+	UploadGrace    time.Duration  // UPLOAD_MIN_RATE_GRACE
+	Signup         guidepost.Rate // RATE_SIGNUP_PER_IP
+	Guest          guidepost.Rate // RATE_GUEST_PER_IP
+	LoginIP        guidepost.Rate // RATE_LOGIN_FAILURES_PER_IP
+	LoginEmail     guidepost.Rate // RATE_LOGIN_FAILURES_PER_EMAIL
+	LoginsPerAddr  int            // LOGIN_MAX_INFLIGHT_PER_IP: one address's log-ins checked at once
+	Upload         guidepost.Rate // RATE_UPLOADS_PER_USER
+	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
+	Like           guidepost.Rate // RATE_LIKES_PER_USER
+	QuotaPhotos    int64          // QUOTA_PHOTOS: photos one account may store
+	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
 }
 
 // Parse reads every setting through getenv (os.Getenv in main, a map in
@@ -107,6 +136,24 @@ func Parse(getenv func(string) string) (Config, error) {
 			RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", 200*time.Millisecond, time.Nanosecond),
 			L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", 256, 1)) << 20,
 			MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", 4000, 1),
+		},
+		Limits: Limits{
+			TrustedProxies: e.addrs("HTTP_TRUSTED_PROXIES"),
+			UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", 64, 1),
+			UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", 4, 1),
+			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", 16, 1),
+			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", 32<<10),
+			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", 10*time.Second, time.Nanosecond),
+			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
+			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
+			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
+			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
+			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
+			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
+			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
+			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
+			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
+			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
 		},
 	}
 	switch {

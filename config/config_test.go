@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 func getenv(m map[string]string) func(string) string {
@@ -170,4 +172,31 @@ func readmeTable(t *testing.T) []readmeRow {
 		}
 	}
 	return rows
+}
+
+func TestLimitsParse(t *testing.T) {
+	c, err := Parse(getenv(map[string]string{
+		"RATE_LOGIN_FAILURES_PER_EMAIL": "5/1m", "RATE_LIKES_PER_USER": "off", "UPLOAD_MIN_RATE": "8KiB",
+		"HTTP_TRUSTED_PROXIES": "10.0.0.0/8, 127.0.0.1", "QUOTA_BYTES": "1GiB",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := c.Limits
+	if l.LoginEmail != (guidepost.Rate{Name: "login_email", Count: 5, Period: time.Minute}) || !l.Like.Off() || l.Like.Name != "like" {
+		t.Errorf("rates: %+v %+v", l.LoginEmail, l.Like)
+	}
+	if l.Signup != (guidepost.Rate{Name: "signup", Count: 10, Period: time.Hour}) || l.UploadsPerUser != 4 {
+		t.Errorf("defaults: %+v", l)
+	}
+	if l.UploadMinRate != 8<<10 || l.QuotaBytes != 1<<30 || !reflect.DeepEqual(l.TrustedProxies, []string{"10.0.0.0/8", "127.0.0.1"}) {
+		t.Errorf("limits: %+v", l)
+	}
+	_, err = Parse(getenv(map[string]string{"RATE_SIGNUP_PER_IP": "10", "RATE_GUEST_PER_IP": "0/1h",
+		"RATE_UPLOADS_PER_USER": "5/soon", "HTTP_TRUSTED_PROXIES": "10.0.0.0/8,proxy", "UPLOAD_MAX_PER_USER": "0"}))
+	for _, key := range []string{"RATE_SIGNUP_PER_IP", "RATE_GUEST_PER_IP", "RATE_UPLOADS_PER_USER", "HTTP_TRUSTED_PROXIES", "UPLOAD_MAX_PER_USER"} {
+		if err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("error does not name %s: %v", key, err)
+		}
+	}
 }

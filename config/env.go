@@ -2,9 +2,12 @@ package config
 
 import (
 	"fmt"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 // env reads variables through the injected getenv and collects every bad
@@ -95,6 +98,54 @@ func (e *env) boolean(key string, def bool) bool {
 		e.fail(key, v, "want on or off")
 		return def
 	}
+}
+
+// rate wants N/period (`30/10m`: 30 events, then one every 20 s) or off;
+// name is the limit's name in answers and metrics.
+func (e *env) rate(key, name, def string) guidepost.Rate {
+	v := e.get(key)
+	if v == "" {
+		v = def
+	}
+	r, ok := parseRate(name, v)
+	if !ok {
+		e.fail(key, v, "want a count per period such as 30/10m, or off")
+		r, _ = parseRate(name, def)
+	}
+	return r
+}
+
+func parseRate(name, v string) (guidepost.Rate, bool) {
+	if strings.EqualFold(v, "off") {
+		return guidepost.Rate{Name: name}, true
+	}
+	count, period, _ := strings.Cut(v, "/")
+	n, err1 := strconv.Atoi(strings.TrimSpace(count))
+	d, err2 := time.ParseDuration(strings.TrimSpace(period))
+	if err1 != nil || err2 != nil || n < 1 || d <= 0 {
+		return guidepost.Rate{}, false
+	}
+	return guidepost.Rate{Name: name, Count: n, Period: d}, true
+}
+
+// addrs wants a comma-separated list of IP addresses or CIDR prefixes.
+func (e *env) addrs(key string) []string {
+	v := e.get(key)
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, a := range strings.Split(v, ",") {
+		a = strings.TrimSpace(a)
+		if _, err := netip.ParsePrefix(a); err != nil {
+			if _, err := netip.ParseAddr(a); err != nil {
+				e.fail(key, v, "want IP addresses or CIDR prefixes, comma-separated")
+				return nil
+			}
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // oneOf wants one of allowed, in any case; it returns the lower-case form.

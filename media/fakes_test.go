@@ -68,6 +68,19 @@ func (s *fakeStore) Create(ctx context.Context, m media.Media) error {
 	return nil
 }
 
+func (s *fakeStore) Usage(_ context.Context, owner string) (media.Usage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var u media.Usage
+	for _, r := range s.rows {
+		if r.OwnerID == owner {
+			u.Photos++
+			u.Bytes += r.Bytes
+		}
+	}
+	return u, nil
+}
+
 func (s *fakeStore) Get(_ context.Context, id string) (media.Media, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

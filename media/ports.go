@@ -35,6 +35,15 @@ type Store interface {
 	Touch(ctx context.Context, id string, now time.Time) error
 	// Existing returns which of ids have a row.
 	Existing(ctx context.Context, ids []string) (map[string]bool, error)
+	// Usage is what an owner stores: photos (rows in any state) and the
+	// bytes of their originals.
+	Usage(ctx context.Context, ownerID string) (Usage, error)
+}
+
+// Usage is an account's storage, which its quota bounds.
+type Usage struct {
+	Photos int64
+	Bytes  int64
 }
 
 // Keys records Idempotency-Key uses.

@@ -40,6 +40,10 @@ type Config struct {
 	// MaxAttempts caps how often a worker may start on one photo; a photo
 	// that crashes its worker every time is failed instead of looping.
 	MaxAttempts int
+	// QuotaPhotos and QuotaBytes bound what one account stores (5,000
+	// photos, 10 GiB of originals); see checkQuota.
+	QuotaPhotos int64
+	QuotaBytes  int64
 }
 
 func (c *Config) defaults() {
@@ -65,6 +69,12 @@ func (c *Config) defaults() {
 	}
 	if c.MaxAttempts <= 0 {
 		c.MaxAttempts = 15
+	}
+	if c.QuotaPhotos <= 0 {
+		c.QuotaPhotos = 5000
+	}
+	if c.QuotaBytes <= 0 {
+		c.QuotaBytes = 10 << 30
 	}
 }
 

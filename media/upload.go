@@ -3,6 +3,7 @@ package media
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"time"
 
@@ -104,6 +105,29 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 	return info, err
 }
 
+// checkQuota refuses a new photo that would take its owner past a quota,
+// before anything is written. It reads the usage and then writes, without
+// a lock: uploads racing past it together can overshoot, but only by the
+// uploads one account may have in flight at once (the API's per-account
+// cap), which bounds a burst. A repeat of stored bytes and a retry of a
+// failed photo add no row and are not checked.
+func (s *Service) checkQuota(ctx context.Context, in UploadInput) error {
+	u, err := s.deps.Store.Usage(ctx, in.OwnerID)
+	if err != nil {
+		return err
+	}
+	if u.Photos+1 > s.cfg.QuotaPhotos {
+		return guidepost.QuotaExceeded("photos", s.cfg.QuotaPhotos, u.Photos,
+			fmt.Sprintf("this account stores %d photos, its quota", u.Photos))
+	}
+	if u.Bytes+in.File.size > s.cfg.QuotaBytes {
+		return guidepost.QuotaExceeded("bytes", s.cfg.QuotaBytes, u.Bytes,
+			fmt.Sprintf("this photo would take the account past its quota of %d MiB stored (%d MiB used)",
+				s.cfg.QuotaBytes>>20, u.Bytes>>20))
+	}
+	return nil
+}
+
 // rowTimeout bounds a row write that outlives its request (see detached).
 const rowTimeout = 10 * time.Second
 
@@ -114,6 +138,9 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 	if m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err == nil {
 		return s.again(ctx, in, m)
 	} else if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+		return UploadResult{}, err
+	}
+	if err := s.checkQuota(ctx, in); err != nil {
 		return UploadResult{}, err
 	}
 	id, err := s.newID()

@@ -43,6 +43,14 @@ func (s *Media) Create(ctx context.Context, m media.Media) error {
 	return translate(err, "media")
 }
 
+// Usage counts an owner's rows through the (owner_id, sha256) index.
+func (s *Media) Usage(ctx context.Context, ownerID string) (media.Usage, error) {
+	var u media.Usage
+	err := s.db.Pool.QueryRow(ctx,
+		`SELECT count(*), coalesce(sum(bytes), 0)::bigint FROM media WHERE owner_id = $1`, ownerID).Scan(&u.Photos, &u.Bytes)
+	return u, translate(err, "media")
+}
+
 func (s *Media) Get(ctx context.Context, id string) (media.Media, error) {
 	if !validUUID(id) {
 		return media.Media{}, translate(pgx.ErrNoRows, "media")

@@ -338,3 +338,24 @@ func TestIdempotencyKeyStaleClaimCannotTouchItsSuccessor(t *testing.T) {
 		t.Fatal("Release forgot a finished use")
 	}
 }
+
+func TestMediaUsageCountsOneOwnersRows(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	s := gsql.NewMedia(db)
+	alice, bob := newUser(t, db), newUser(t, db)
+	for _, sha := range []string{"a", "b", "c"} {
+		if err := s.Create(ctx, newMedia(alice, sha)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Create(ctx, newMedia(bob, "a")); err != nil {
+		t.Fatal(err)
+	}
+	if u, err := s.Usage(ctx, alice); err != nil || u != (media.Usage{Photos: 3, Bytes: 3 * 1234}) {
+		t.Fatalf("alice: %+v %v", u, err)
+	}
+	if u, err := s.Usage(ctx, newUser(t, db)); err != nil || u != (media.Usage{}) {
+		t.Fatalf("nobody's: %+v %v", u, err)
+	}
+}

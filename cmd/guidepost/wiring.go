@@ -20,6 +20,7 @@ import (
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/ratelimit"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -37,6 +38,8 @@ var (
 	_ guides.TileSource = (*gsql.Guides)(nil)
 	_ api.GuideService  = (*guides.Service)(nil)
 	_ guides.MediaURLs  = (*media.Service)(nil)
+	_ api.Limiter       = (*ratelimit.Redis)(nil)
+	_ auth.Limiter      = (*ratelimit.Redis)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -126,7 +129,15 @@ func (a *app) checks() []api.Check {
 // whatever background work they started, and waits for it.
 func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
-	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock)
+	lim := a.cfg.Limits
+	limiter := ratelimit.New(a.redis, ratelimit.Options{Registerer: a.registry, Log: a.logFor("ratelimit")})
+	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock).WithLoginLimits(auth.LoginLimits{
+		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
+	})
+	deps.Limiter = limiter
+	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, Upload: lim.Upload, GuideWrite: lim.GuideWrite, Like: lim.Like}
+	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
+	deps.TrustedProxies = lim.TrustedProxies
 	mediaSvc := a.mediaService(nil)
 	deps.Media = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
@@ -146,6 +157,7 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
+		QuotaPhotos: a.cfg.Limits.QuotaPhotos, QuotaBytes: a.cfg.Limits.QuotaBytes,
 	})
 }
 

@@ -15,16 +15,17 @@ import (
 // Redis DB numbers, one per test package, so packages running in parallel
 // never flush or read each other's keys. DB 0 belongs to `make run`.
 const (
-	RedisDBAPI      = 1
-	RedisDBMedia    = 2
-	RedisDBGuides   = 3
-	RedisDBWorker   = 4
-	RedisDBE2E      = 5
-	RedisDBLoadtest = 6
-	RedisDBCache    = 7
-	RedisDBSQL      = 8
-	RedisDBE2EFault = 9
-	RedisDBCmd      = 10
+	RedisDBAPI       = 1
+	RedisDBMedia     = 2
+	RedisDBGuides    = 3
+	RedisDBWorker    = 4
+	RedisDBE2E       = 5
+	RedisDBLoadtest  = 6
+	RedisDBCache     = 7
+	RedisDBSQL       = 8
+	RedisDBE2EFault  = 9
+	RedisDBCmd       = 10
+	RedisDBRateLimit = 11
 )
 
 // RedisURL returns the shared server's URL for db, emptied first.

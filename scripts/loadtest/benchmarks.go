@@ -63,6 +63,7 @@ var scenarioColumns = map[string][]column{
 		{"Held step req/s", func(s *Summary) string { return fmt.Sprint(s.Steps.HeldRate) }},
 		{"First failed", func(s *Summary) string { return fmt.Sprint(s.Steps.FirstFailedRate) }},
 	},
+	"abuse": abuseColumns,
 	"coldstart": {
 		{"Ready after s", func(s *Summary) string { return f2(s.ColdStart.ReadyAfterS) }},
 		{"Served/s 1st min", func(s *Summary) string { return f1(s.ColdStart.FirstMinute.ServedPerS) }},
@@ -103,6 +104,8 @@ func extrasAvailable(s *Summary) bool {
 		return s.Steps != nil
 	case "coldstart":
 		return s.ColdStart != nil
+	case "abuse":
+		return s.Abuse != nil
 	}
 	return true
 }

@@ -21,6 +21,11 @@ type client struct {
 	base string
 	hc   *http.Client
 	rec  *recorder
+	// forwardUsers gives each user it creates an address of its own, sent
+	// as X-Forwarded-For on all of that user's requests (abuse: the server
+	// trusts the generator as a proxy, so per-address limits see many
+	// clients, as behind a load balancer, and the attacker apart).
+	forwardUsers bool
 }
 
 // request is one API call. body may be a streaming reader (uploads are
@@ -33,7 +38,8 @@ type request struct {
 	body   io.Reader
 	size   int64
 	ctype  string
-	out    any // JSON-decoded from a 2xx answer when not nil
+	out    any    // JSON-decoded from a 2xx answer when not nil
+	from   string // X-Forwarded-For when the request has no user
 }
 
 // outcome is what a caller needs to know about an answer.
@@ -91,6 +97,12 @@ func (c *client) send(ctx context.Context, r request) (code int, in int64, retry
 	req.Header.Set("Accept", "application/json")
 	if r.user != nil {
 		req.Header.Set("Authorization", r.user.auth)
+		if r.user.addr != "" {
+			req.Header.Set("X-Forwarded-For", r.user.addr)
+		}
+	}
+	if r.from != "" {
+		req.Header.Set("X-Forwarded-For", r.from)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

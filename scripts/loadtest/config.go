@@ -48,6 +48,8 @@ type Config struct {
 	BenchJSON  string // bench: raw JSON of the run ("" = next to Benchmarks)
 	NoWrite    bool   // tests: write nothing
 
+	Attack attackConfig // abuse: what the attacker does
+
 	CommandLine string
 	Log         *slog.Logger
 
@@ -60,7 +62,7 @@ const (
 	minUsers = 200 // the floor: many distinct users, never one shared token
 )
 
-var scenarioNames = []string{"upload", "read", "nearby", "mixed", "likes", "steps", "coldstart", "bench"}
+var scenarioNames = []string{"upload", "read", "nearby", "mixed", "likes", "steps", "coldstart", "abuse", "bench"}
 
 func defaultConfig() Config {
 	return Config{
@@ -76,7 +78,8 @@ func defaultConfig() Config {
 		StepsOn:      "nearby", StepLen: 30 * time.Second, StepStart: 5, StepMax: 640,
 		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
 		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
-		Log: slog.New(slog.DiscardHandler),
+		Log:    slog.New(slog.DiscardHandler),
+		Attack: attackConfig{SlowUploads: 256, SlowRate: 1 << 10, LoginsPerS: 1000, CraftedEvery: 0.5, Scans: 2000},
 	}
 }
 
@@ -191,6 +194,9 @@ func (c *Config) openLoop() bool { return c.Scenario == "steps" || c.Rate > 0 }
 // Past it the context cancels everything still running.
 func (c *Config) hardDeadline() time.Duration {
 	d := c.SetupTimeout + c.Duration + c.Drain + c.LikeSettle + 2*c.Timeout + 30*time.Second
+	if c.Scenario == "abuse" { // two halves
+		d += c.Duration + c.Drain + c.LikeSettle + 30*time.Second
+	}
 	if c.Scenario == "coldstart" || c.StartServer != "never" {
 		d += 2*c.ReadyTimeout + 30*time.Second
 	}

@@ -71,6 +71,8 @@ Scenarios:
   likes      1,000 VUs double-tapping like on a few hot guides; lost/duplicated likes
   steps      stepped arrival rate (5, 10, 20 … per -step) on -on; reports the held step
   coldstart  starts a fresh 'guidepost serve', 200 req/s mixed as soon as /readyz answers
+  abuse      mixed with 200 VUs, alone then beside an attacker (slow uploads, a log-in flood,
+             hostile files); the server must trust 127.0.0.1 as a proxy (HTTP_TRUSTED_PROXIES)
   bench      the standard set with short durations (make bench), < 10 min on 2 cores
 
 Flags:
@@ -139,5 +141,10 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.StartServer, "start-server", c.StartServer, "never | auto | always: run '<server-bin> dev' at the target (bench: auto)")
 	fs.StringVar(&c.Out, "out", c.Out, "output folder (summary.json, report.html)")
 	fs.StringVar(&c.Benchmarks, "benchmarks", c.Benchmarks, "Markdown file to append the result row to ('' to skip)")
+	fs.IntVar(&c.Attack.SlowUploads, "abuse-slow-uploads", c.Attack.SlowUploads, "abuse: upload bodies the attacker keeps trickling")
+	fs.IntVar(&c.Attack.SlowRate, "abuse-slow-rate", c.Attack.SlowRate, "abuse: bytes/s of each slow body")
+	fs.Float64Var(&c.Attack.LoginsPerS, "abuse-logins", c.Attack.LoginsPerS, "abuse: wrong-password log-ins per second")
+	fs.Float64Var(&c.Attack.CraftedEvery, "abuse-crafted-every", c.Attack.CraftedEvery, "abuse: seconds between hostile file uploads (0: none)")
+	fs.IntVar(&c.Attack.Scans, "abuse-scans", c.Attack.Scans, "abuse: scans in the scan-bomb JPEG (real encoders write ~10)")
 	fs.StringVar(&c.BenchJSON, "bench-json", "", "bench: raw JSON of the run (default: BENCHMARKS.json next to -benchmarks)")
 }

@@ -36,6 +36,9 @@ func run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	if cfg.Scenario == "abuse" {
+		return runAbuse(ctx, &cfg, d, base.String(), fx, hot, setup)
+	}
 	return measure(ctx, &cfg, d, base.String(), fx, hot, setup)
 }
 
@@ -45,7 +48,7 @@ func prepare(ctx context.Context, cfg *Config, d *scenarioDef, base string) (*fi
 	sctx, cancel := context.WithTimeout(ctx, cfg.SetupTimeout)
 	defer cancel()
 	srec := newRecorder(start)
-	c := &client{base: base, hc: newHTTPClient(cfg.Timeout, 64), rec: srec}
+	c := &client{base: base, hc: newHTTPClient(cfg.Timeout, 64), rec: srec, forwardUsers: cfg.Scenario == "abuse"}
 	defer c.hc.CloseIdleConnections()
 	fx, err := cfg.fx, error(nil)
 	if fx == nil {

@@ -44,6 +44,10 @@ var loadScenarios = map[string]*scenarioDef{
 		}},
 	"mixed": {name: "mixed", vus: 300, duration: time.Minute, rampShare: 0.5, think: time.Second,
 		drain: 2 * time.Minute, hot: 20, guides: true, photos: true, build: mixedAction},
+	// abuse runs the mixed load twice, the second time beside an attacker
+	// (see runAbuse); duration is each half's.
+	"abuse": {name: "abuse", vus: 200, duration: 30 * time.Second, rampShare: 0.2, think: time.Second,
+		drain: 30 * time.Second, hot: 20, guides: true, photos: true, build: mixedAction},
 	"likes": {name: "likes", vus: 1000, duration: 30 * time.Second, rampShare: 0.1, think: time.Second,
 		hot: 5, build: func(e *env) action {
 			return func(ctx context.Context, slot int) { e.likeTap(ctx, e.user(slot), 2, 0.35) }

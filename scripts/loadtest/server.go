@@ -134,6 +134,13 @@ func ensureServer(ctx context.Context, cfg *Config, base string) (func(), error)
 	if err != nil {
 		return noop, err
 	}
+	if cfg.StartServer == "always" {
+		// Another server answering there (one a crashed run left behind)
+		// would be measured instead of the one started below.
+		if _, err := waitReady(ctx, base, nil, time.Second, 100*time.Millisecond); err == nil {
+			return noop, fmt.Errorf("a server already answers at %s: stop it, or use -start-server never", base)
+		}
+	}
 	logPath := serverLogPath(cfg, "dev")
 	p, err := startServer(cfg.ServerBin, "dev", addr, logPath)
 	if err != nil {

@@ -36,6 +36,7 @@ type Summary struct {
 	Generator GeneratorCPU      `json:"generator_cpu"`
 	Steps     *StepsSummary     `json:"steps,omitempty"`
 	ColdStart *ColdStartSummary `json:"coldstart,omitempty"`
+	Abuse     *AbuseSummary     `json:"abuse,omitempty"`
 
 	Timeline     []Bucket `json:"timeline,omitempty"`
 	Samples      []Sample `json:"samples,omitempty"`

@@ -16,6 +16,7 @@ type user struct {
 	idx  int
 	id   string
 	auth string // "Bearer <token>", built once
+	addr string // X-Forwarded-For on its requests ("" sends none)
 
 	// mu serialises this user's like taps so that the final state the tool
 	// expects for each (user, guide) pair is well defined.
@@ -52,9 +53,13 @@ func signupUsers(ctx context.Context, c *client, n, conc int, log *slog.Logger) 
 
 func signup(ctx context.Context, c *client, i int) (*user, error) {
 	var a guestAnswer
+	addr := ""
+	if c.forwardUsers {
+		addr = fmt.Sprintf("198.18.%d.%d", i/250, i%250+1) // RFC 2544's benchmarking range
+	}
 	o := c.retrying(ctx, request{
 		kind: "signup", method: http.MethodPost, path: "/v1/auth/guest",
-		ctype: "application/json", out: &a,
+		ctype: "application/json", out: &a, from: addr,
 	}, 4, jsonBody([]byte("{}")))
 	if !o.ok() {
 		return nil, fmt.Errorf("guest signup %d: HTTP %d (%s)", i, o.code, o.fail)
@@ -62,5 +67,5 @@ func signup(ctx context.Context, c *client, i int) (*user, error) {
 	if a.AccessToken == "" {
 		return nil, fmt.Errorf("guest signup %d: answer had no access_token", i)
 	}
-	return &user{idx: i, id: a.User.ID, auth: "Bearer " + a.AccessToken, likes: map[string]*pairState{}}, nil
+	return &user{idx: i, id: a.User.ID, auth: "Bearer " + a.AccessToken, addr: addr, likes: map[string]*pairState{}}, nil
 }

@@ -1,0 +1,98 @@
+package api
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+)
+
+// Limiter counts requests against a Rate, shared by every API process
+// (ratelimit.Redis). Take spends n events and refuses, spending nothing,
+// when they do not fit; it never fails, allowing when its store is down.
+type Limiter interface {
+	Take(ctx context.Context, key string, r guidepost.Rate, n int) guidepost.RateResult
+}
+
+// Rates are the API's own limits; log-in failures are auth's. A zero Rate
+// limits nothing.
+type Rates struct {
+	Signup     guidepost.Rate // per client address
+	Guest      guidepost.Rate // per client address
+	Upload     guidepost.Rate // per account
+	GuideWrite guidepost.Rate // per account: create, edit, delete
+	Like       guidepost.Rate // per account: like and unlike
+}
+
+// limit refuses a request over r with 429, counting it under the key by
+// picks (the client's address or account). Answers on a limited route
+// carry the RateLimit headers whether refused or not, so a client can
+// slow down before it is refused.
+func (s *Server) limit(r guidepost.Rate, by func(*gin.Context) string) gin.HandlerFunc {
+	if s.deps.Limiter == nil || r.Off() {
+		return func(c *gin.Context) { c.Next() }
+	}
+	return func(c *gin.Context) {
+		res := s.deps.Limiter.Take(c.Request.Context(), by(c), r, 1)
+		setRateHeaders(c, r.Name, int64(r.Count), r.Period, int64(res.Remaining), res.ResetAfter)
+		if !res.Allowed {
+			c.Header("Connection", "close") // the body stays unread
+			fail(c, guidepost.RateLimited(r, res, fmt.Sprintf("too many requests (%s allows %d per %s); retry in %d s",
+				r.Name, r.Count, r.Period, seconds(res.RetryAfter))))
+			return
+		}
+		c.Next()
+	}
+}
+
+func byAccount(c *gin.Context) string { return auth.UserID(c.Request.Context()) }
+
+// byAddress is the client's address as limits count it: an IPv4 address,
+// or an IPv6 /64 (one subscriber's prefix, which a client can walk at will).
+func byAddress(c *gin.Context) string { return clientAddr(c) }
+
+func clientAddr(c *gin.Context) string {
+	ip := net.ParseIP(c.ClientIP())
+	if ip == nil {
+		return c.ClientIP()
+	}
+	if v4 := ip.To4(); v4 != nil {
+		return v4.String()
+	}
+	return ip.Mask(net.CIDRMask(64, 128)).String() + "/64"
+}
+
+// setRateHeaders writes draft-ietf-httpapi-ratelimit-headers (-09/-10):
+// RateLimit-Policy names the limit, its quota q and window w in seconds;
+// RateLimit gives what remains (r) and the seconds (t) until the whole
+// quota is back.
+func setRateHeaders(c *gin.Context, name string, quota int64, window time.Duration, remaining int64, reset time.Duration) {
+	c.Header("RateLimit-Policy", strconv.Quote(name)+";q="+strconv.FormatInt(quota, 10)+";w="+strconv.Itoa(seconds(window)))
+	c.Header("RateLimit", strconv.Quote(name)+";r="+strconv.FormatInt(max(0, remaining), 10)+";t="+strconv.Itoa(seconds(reset)))
+}
+
+// seconds rounds up, so a client that waits as told is not refused again.
+func seconds(d time.Duration) int {
+	return int(math.Ceil(max(0, d).Seconds()))
+}
+
+// limitHeaders adds what a refusal tells the client: when to retry, and
+// for a rate limit its RateLimit headers.
+func limitHeaders(c *gin.Context, l *guidepost.Limit) {
+	if l == nil {
+		return
+	}
+	if l.RetryAfter > 0 {
+		c.Header("Retry-After", strconv.Itoa(max(1, seconds(l.RetryAfter))))
+	}
+	if l.Window > 0 {
+		setRateHeaders(c, l.Name, l.Quota, l.Window, l.Remaining, l.ResetAfter)
+	}
+}

@@ -1,0 +1,118 @@
+package api_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/ratelimit"
+)
+
+func limiter(t *testing.T) *ratelimit.Redis {
+	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return ratelimit.New(c, ratelimit.Options{})
+}
+
+func post(t *testing.T, base, path, token, forwardedFor, body string) reply {
+	t.Helper()
+	req, _ := http.NewRequest("POST", base+path, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if forwardedFor != "" {
+		req.Header.Set("X-Forwarded-For", forwardedFor)
+	}
+	h := &harness{t: t}
+	return h.sendRequest(req)
+}
+
+// Over a limit: 429 problem+json with Retry-After and the RateLimit
+// headers; under it the headers already say what is left.
+func TestGuestCreationIsLimitedPerAddress(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Limiter = limiter(t)
+		d.Rates.Guest = guidepost.Rate{Name: "guest", Count: 3, Period: time.Hour}
+	})
+	for i := range 3 {
+		r := post(t, srv.URL, "/v1/auth/guest", "", "", "{}")
+		if r.status != 201 {
+			t.Fatalf("guest %d: %d %v", i, r.status, r.body)
+		}
+		if got := r.header.Get("RateLimit-Policy"); got != `"guest";q=3;w=3600` {
+			t.Fatalf("RateLimit-Policy %q", got)
+		}
+		if got := r.header.Get("RateLimit"); !strings.HasPrefix(got, `"guest";r=`+string(rune('2'-i))+";t=") {
+			t.Fatalf("guest %d: RateLimit %q", i, got)
+		}
+	}
+	r := post(t, srv.URL, "/v1/auth/guest", "", "", "{}")
+	problem(t, r, 429)
+	if r.body["type"] != "/problems/rate_limited" {
+		t.Fatalf("type %v", r.body["type"])
+	}
+	if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+		t.Fatalf("Retry-After %q", ra)
+	}
+	if got := r.header.Get("RateLimit"); !strings.HasPrefix(got, `"guest";r=0;t=`) {
+		t.Fatalf("RateLimit %q", got)
+	}
+	// X-Forwarded-For from a client that is not a trusted proxy changes
+	// nothing: otherwise every request could claim a fresh address.
+	problem(t, post(t, srv.URL, "/v1/auth/guest", "", "", "{}"), 429)
+	problem(t, post(t, srv.URL, "/v1/auth/guest", "", "198.51.100.9", "{}"), 429)
+}
+
+// Behind a trusted proxy, X-Forwarded-For names the client, and each
+// client address has its own count.
+func TestTrustedProxyNamesTheClient(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Limiter = limiter(t)
+		d.Rates.Signup = guidepost.Rate{Name: "signup", Count: 1, Period: time.Hour}
+		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
+	})
+	body := func(n string) string {
+		return `{"email":"` + n + `@example.com","password":"correct horse","display_name":"N"}`
+	}
+	if r := post(t, srv.URL, "/v1/auth/signup", "", "203.0.113.1", body("a")); r.status != 201 {
+		t.Fatalf("first: %d %v", r.status, r.body)
+	}
+	problem(t, post(t, srv.URL, "/v1/auth/signup", "", "203.0.113.1", body("b")), 429)
+	if r := post(t, srv.URL, "/v1/auth/signup", "", "203.0.113.2", body("c")); r.status != 201 {
+		t.Fatalf("another client behind the proxy: %d %v", r.status, r.body)
+	}
+	// An IPv6 client is counted by its /64.
+	if r := post(t, srv.URL, "/v1/auth/signup", "", "2001:db8:1:2::1", body("d")); r.status != 201 {
+		t.Fatalf("v6: %d %v", r.status, r.body)
+	}
+	problem(t, post(t, srv.URL, "/v1/auth/signup", "", "2001:db8:1:2:ffff::9", body("e")), 429)
+}
+
+// Log-in failures are counted by auth under the address the API reads;
+// over the limit the answer is 429, not 401.
+func TestLoginFailuresAnswer429(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Auth.WithLoginLimits(authLimits(limiter(t), 2))
+	})
+	for range 2 {
+		problem(t, post(t, srv.URL, "/v1/auth/login", "", "", `{"email":"x@example.com","password":"guess1234"}`), 401)
+	}
+	r := post(t, srv.URL, "/v1/auth/login", "", "", `{"email":"y@example.com","password":"guess1234"}`)
+	problem(t, r, 429)
+	if r.header.Get("Retry-After") == "" || !strings.HasPrefix(r.header.Get("RateLimit-Policy"), `"login_ip";q=2;w=600`) {
+		t.Fatalf("headers %v", r.header)
+	}
+}
+
+func authLimits(l *ratelimit.Redis, perAddr int) auth.LoginLimits {
+	return auth.LoginLimits{Limiter: l, PerAddr: guidepost.Rate{Name: "login_ip", Count: perAddr, Period: 10 * time.Minute}}
+}

@@ -1,0 +1,127 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guidepost/guidepost"
+)
+
+// Limiter counts events against a Rate, shared by every API process
+// (ratelimit.Redis). Take spends n events (a negative n gives them back)
+// and refuses, spending nothing, when they do not fit; it never fails.
+type Limiter interface {
+	Take(ctx context.Context, key string, r guidepost.Rate, n int) guidepost.RateResult
+}
+
+// LoginLimits bound failed log-ins. Each attempt holds one event of both
+// rates while it runs and gives it back if it succeeds, so what they count
+// is failures, and how many attempts one address can have in flight (each
+// costs an argon2 run) is bounded by PerAddr too. PerEmail is counted
+// whatever the address, so guessing one account's password from many
+// addresses is slowed too; it refuses only attempts at that account, so
+// everyone else logs in as usual. The price: someone who knows an email
+// can keep its owner out for the window by failing on purpose.
+type LoginLimits struct {
+	Limiter  Limiter        // nil: no limits
+	PerAddr  guidepost.Rate // per client address
+	PerEmail guidepost.Rate // per account email
+	// InFlightPerAddr caps one address's log-ins being checked at once in
+	// this process (0: no cap). It holds without Redis: if the limiter has
+	// to let requests through (Redis slow or down), a flood from one
+	// address still cannot fill the hashing slots.
+	InFlightPerAddr int
+}
+
+// WithLoginLimits sets the log-in limits; main calls it before serving.
+func (s *Service) WithLoginLimits(l LoginLimits) *Service {
+	s.limits = l
+	s.inflight = map[string]int{}
+	return s
+}
+
+// enter counts one more log-in in flight from addr, or refuses when the
+// address is at its cap.
+func (s *Service) enter(addr string) error {
+	if s.limits.InFlightPerAddr <= 0 || addr == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight[addr] >= s.limits.InFlightPerAddr {
+		return &guidepost.Error{Code: guidepost.ERATELIMITED,
+			Message: fmt.Sprintf("at most %d log-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
+			Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
+	}
+	s.inflight[addr]++
+	return nil
+}
+
+func (s *Service) leave(addr string) {
+	if s.limits.InFlightPerAddr <= 0 || addr == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inflight[addr]--; s.inflight[addr] <= 0 {
+		delete(s.inflight, addr)
+	}
+}
+
+// loginHold is what one attempt holds, given back if it succeeds.
+type loginHold struct {
+	l    LoginLimits
+	keys []string
+	by   []guidepost.Rate
+}
+
+// hold takes one event of each rate for this attempt, or refuses naming
+// the one that is used up.
+func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, error) {
+	h := &loginHold{l: l}
+	if l.Limiter == nil {
+		return h, nil
+	}
+	for _, k := range []struct {
+		rate guidepost.Rate
+		key  string
+		whom string
+	}{
+		{l.PerAddr, addr, "from this address"},
+		{l.PerEmail, emailKey(email), "for this account"},
+	} {
+		if k.rate.Off() || k.key == "" {
+			continue
+		}
+		res := l.Limiter.Take(ctx, k.key, k.rate, 1)
+		if !res.Allowed {
+			h.release(ctx)
+			return nil, guidepost.RateLimited(k.rate, res, fmt.Sprintf(
+				"too many failed log-ins %s; retry in %d s", k.whom, int(res.RetryAfter.Seconds())+1))
+		}
+		h.keys, h.by = append(h.keys, k.key), append(h.by, k.rate)
+	}
+	return h, nil
+}
+
+// release gives the held events back.
+func (h *loginHold) release(ctx context.Context) {
+	for i, key := range h.keys {
+		h.l.Limiter.Take(context.WithoutCancel(ctx), key, h.by[i], -1)
+	}
+	h.keys, h.by = nil, nil
+}
+
+// emailKey keys a limit by email without writing the address into Redis.
+func emailKey(email string) string {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if email == "" {
+		return ""
+	}
+	sum := sha256.Sum256([]byte(email))
+	return hex.EncodeToString(sum[:12])
+}

@@ -1,0 +1,144 @@
+package auth_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/ratelimit"
+)
+
+// limitedService is the real service on the real limiter, on a private
+// Redis so the counts start empty.
+func limitedService(t *testing.T, perAddr, perEmail guidepost.Rate) *auth.Service {
+	svc, _ := newService(t)
+	opt, _ := redis.ParseURL(testkit.StartRedis(t).URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	return svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}),
+		PerAddr: perAddr, PerEmail: perEmail})
+}
+
+func signup(t *testing.T, svc *auth.Service, email string) {
+	t.Helper()
+	if _, err := svc.Signup(context.Background(), auth.SignupInput{Email: email, Password: "correct horse", DisplayName: "A"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func login(svc *auth.Service, addr, email, password string) string {
+	_, err := svc.Login(context.Background(), auth.LoginInput{Email: email, Password: password, ClientAddr: addr})
+	return guidepost.ErrorCode(err)
+}
+
+// Someone guessing one account's password is stopped at the per-email
+// limit, even from many addresses, and even when a guess is right; the
+// account's owner and everyone else still log in from their own address.
+func TestGuessingOneAccountDoesNotLockOutOthers(t *testing.T) {
+	svc := limitedService(t, guidepost.Rate{Name: "login_ip", Count: 100, Period: time.Hour},
+		guidepost.Rate{Name: "login_email", Count: 3, Period: time.Hour})
+	signup(t, svc, "victim@example.com")
+	signup(t, svc, "bystander@example.com")
+	for i, addr := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3"} {
+		if code := login(svc, addr, "victim@example.com", "guess"); code != guidepost.EUNAUTHORIZED {
+			t.Fatalf("guess %d: %q, want unauthorized", i, code)
+		}
+	}
+	_, err := svc.Login(context.Background(), auth.LoginInput{Email: "Victim@example.com", Password: "correct horse", ClientAddr: "203.0.113.4"})
+	l := guidepost.ErrorLimit(err)
+	if guidepost.ErrorCode(err) != guidepost.ERATELIMITED || l == nil || l.Name != "login_email" || l.RetryAfter <= 0 {
+		t.Fatalf("4th attempt at the account: %v %+v, want rate_limited by login_email with a retry time", err, l)
+	}
+	if code := login(svc, "203.0.113.1", "bystander@example.com", "correct horse"); code != "" {
+		t.Fatalf("another account's log-in from the guesser's own address: %q", code)
+	}
+	// Successes give their hold back: they never use up a limit.
+	for i := range 10 {
+		if code := login(svc, "198.51.100.7", "bystander@example.com", "correct horse"); code != "" {
+			t.Fatalf("honest log-in %d: %q", i, code)
+		}
+	}
+}
+
+// One address guessing many accounts is stopped at the per-address limit
+// before any hashing; another address is not.
+func TestFailuresPerAddress(t *testing.T) {
+	svc := limitedService(t, guidepost.Rate{Name: "login_ip", Count: 5, Period: time.Hour},
+		guidepost.Rate{Name: "login_email", Count: 100, Period: time.Hour})
+	signup(t, svc, "ana@example.com")
+	for i := range 5 {
+		if code := login(svc, "203.0.113.9", "user"+string(rune('a'+i))+"@example.com", "guess"); code != guidepost.EUNAUTHORIZED {
+			t.Fatalf("failure %d: %q", i, code)
+		}
+	}
+	if code := login(svc, "203.0.113.9", "ana@example.com", "correct horse"); code != guidepost.ERATELIMITED {
+		t.Fatalf("6th attempt from the address: %q, want rate_limited", code)
+	}
+	if code := login(svc, "198.51.100.1", "ana@example.com", "correct horse"); code != "" {
+		t.Fatalf("from another address: %q", code)
+	}
+}
+
+// Forty wrong log-ins in flight at once from one address no longer fill
+// the hashing slots: all but the per-address allowance are refused before
+// hashing, and an honest log-in from elsewhere gets through meanwhile.
+func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
+	svc := limitedService(t, guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour},
+		guidepost.Rate{Name: "login_email", Count: 100, Period: time.Hour})
+	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
+	if honest != "" {
+		t.Fatalf("honest log-in beside 40 guesses in flight: %q (guesses: %v)", honest, codes)
+	}
+	if codes[guidepost.ERATELIMITED] != 38 || codes[guidepost.EUNAUTHORIZED] != 2 {
+		t.Fatalf("guesses answered %v, want 2 checked and 38 refused before hashing", codes)
+	}
+}
+
+// With Redis gone the rate limits let every attempt through, but one
+// address still has at most InFlightPerAddr log-ins being checked: forty
+// guesses in flight leave the hashing slots to an honest log-in.
+func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
+	svc, _ := newService(t)
+	srv := testkit.StartRedis(t)
+	opt, _ := redis.ParseURL(srv.URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	srv.Stop()
+	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
+		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
+	if honest != "" {
+		t.Fatalf("honest log-in beside 40 guesses with Redis down: %q (guesses: %v)", honest, codes)
+	}
+	if codes[guidepost.ERATELIMITED] == 0 || codes[guidepost.EUNAVAILABLE] != 0 {
+		t.Fatalf("guesses answered %v: want some refused at once and none left waiting for a hashing slot", codes)
+	}
+}
+
+// guessesBesideAnHonestLogin sends n wrong log-ins at once from one
+// address and, meanwhile, the honest account's from another; it returns
+// the honest one's code and the guesses' codes, once all have ended.
+func guessesBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int) (honest string, codes map[string]int) {
+	signup(t, svc, "honest@example.com")
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	codes = map[string]int{}
+	for i := range n {
+		wg.Go(func() {
+			code := login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+			mu.Lock()
+			codes[code]++
+			mu.Unlock()
+		})
+	}
+	honest = login(svc, "198.51.100.2", "honest@example.com", "correct horse")
+	wg.Wait()
+	return honest, codes
+}

@@ -1,0 +1,143 @@
+package ratelimit_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/ratelimit"
+)
+
+func client(t *testing.T, url string) *redis.Client {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
+	l := ratelimit.New(client(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
+	ctx := context.Background()
+	rate := guidepost.Rate{Name: "test", Count: 3, Period: time.Minute}
+	for i := range 3 {
+		if res := l.Take(ctx, "a", rate, 1); !res.Allowed || res.Remaining != 2-i {
+			t.Fatalf("event %d: %+v", i, res)
+		}
+	}
+	res := l.Take(ctx, "a", rate, 1)
+	if res.Allowed || res.RetryAfter < 15*time.Second || res.RetryAfter > 20*time.Second || res.ResetAfter < 55*time.Second {
+		t.Fatalf("4th event of 3/min: %+v (want refused, retry in ~20 s, reset in ~60 s)", res)
+	}
+	if other := l.Take(ctx, "b", rate, 1); !other.Allowed {
+		t.Fatalf("another key shares the count: %+v", other)
+	}
+	if back := l.Take(ctx, "a", rate, -1); !back.Allowed {
+		t.Fatalf("giving back: %+v", back)
+	}
+	if again := l.Take(ctx, "a", rate, 1); !again.Allowed || again.Remaining != 0 {
+		t.Fatalf("after giving one back: %+v", again)
+	}
+}
+
+// Two limiters on one Redis (two API processes) share one count, and a
+// burst from many goroutines never gets more than the allowance.
+func TestProcessesShareOneCount(t *testing.T) {
+	url := testkit.RedisURL(t, testkit.RedisDBRateLimit)
+	a := ratelimit.New(client(t, url), ratelimit.Options{})
+	b := ratelimit.New(client(t, url), ratelimit.Options{})
+	rate := guidepost.Rate{Name: "burst", Count: 20, Period: time.Hour}
+	var mu sync.Mutex
+	allowed := 0
+	var wg sync.WaitGroup
+	for i := range 100 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		wg.Go(func() {
+			if l.Take(context.Background(), "k", rate, 1).Allowed {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if allowed != 20 {
+		t.Fatalf("%d of 100 allowed, want exactly 20", allowed)
+	}
+}
+
+// With Redis gone every request is let through at once, counted, and the
+// outage is logged once, not once per request; Redis back, limits hold
+// again.
+func TestRedisDownFailsOpenAndLogsOnce(t *testing.T) {
+	srv := testkit.StartRedis(t)
+	var logs bytes.Buffer
+	reg := prometheus.NewRegistry()
+	l := ratelimit.New(client(t, srv.URL), ratelimit.Options{
+		Registerer: reg, Log: slog.New(slog.NewTextHandler(&logs, nil)),
+		Backoff: 50 * time.Millisecond, LogEvery: time.Hour,
+	})
+	ctx := context.Background()
+	rate := guidepost.Rate{Name: "down", Count: 1, Period: time.Hour}
+	if !l.Take(ctx, "k", rate, 1).Allowed || l.Take(ctx, "k", rate, 1).Allowed {
+		t.Fatal("with Redis up, 1/h must allow one and refuse the next")
+	}
+	srv.Stop()
+	start := time.Now()
+	for i := range 200 {
+		if !l.Take(ctx, fmt.Sprint("open-", i), rate, 1).Allowed {
+			t.Fatalf("request %d refused while Redis is down", i)
+		}
+		if i%50 == 0 {
+			time.Sleep(60 * time.Millisecond) // past the back-off: Redis is tried again
+		}
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Errorf("200 requests took %v with Redis down: the limiter must not wait on it", took)
+	}
+	if n := counter(t, reg, "guidepost_ratelimit_fail_open_total"); n != 200 {
+		t.Errorf("fail-open counter %v, want 200", n)
+	}
+	if n := strings.Count(logs.String(), "letting requests through"); n != 1 {
+		t.Errorf("%d fail-open log lines, want 1:\n%s", n, logs.String())
+	}
+	// A key Redis refused stays refused until its retry time, Redis or not:
+	// a flood that made Redis slow must not lift its own limit.
+	if res := l.Take(ctx, "k", rate, 1); res.Allowed || res.RetryAfter < 50*time.Minute {
+		t.Fatalf("a refused key while Redis is down: %+v", res)
+	}
+	srv.Start()
+	time.Sleep(60 * time.Millisecond)
+	if !l.Take(ctx, "k2", rate, 1).Allowed || l.Take(ctx, "k2", rate, 1).Allowed {
+		t.Fatal("with Redis back (emptied), 1/h must allow one and refuse the next")
+	}
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0].GetCounter().GetValue()
+		}
+	}
+	return 0
+}
