@@ -1,19 +1,31 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 )
+
+// AccountService deletes accounts; *account.Service implements it.
+type AccountService interface {
+	Delete(ctx context.Context, userID string) error
+}
 
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
 	v1.POST("/auth/signup", s.signup)
 	v1.POST("/auth/login", s.login)
 	v1.POST("/auth/guest", s.guest)
+	v1.POST("/auth/refresh", s.refresh)
+	v1.POST("/auth/logout", s.requireUser, s.logout)
+	v1.POST("/auth/password", s.requireUser, s.changePassword)
+	v1.POST("/auth/upgrade", s.requireUser, s.upgrade)
 	v1.GET("/me", s.requireUser, s.me)
+	v1.DELETE("/me", s.requireUser, s.deleteMe)
 }
 
 type userJSON struct {
@@ -33,10 +45,12 @@ func toUserJSON(u auth.User) userJSON {
 }
 
 type sessionJSON struct {
-	User        userJSON `json:"user"`
-	AccessToken string   `json:"access_token"`
-	TokenType   string   `json:"token_type"`
-	ExpiresIn   int      `json:"expires_in"`
+	User             userJSON `json:"user"`
+	AccessToken      string   `json:"access_token"`
+	TokenType        string   `json:"token_type"`
+	ExpiresIn        int      `json:"expires_in"`
+	RefreshToken     string   `json:"refresh_token"`
+	RefreshExpiresIn int      `json:"refresh_expires_in"`
 }
 
 func writeSession(c *gin.Context, status int, sess auth.Session) {
@@ -44,6 +58,7 @@ func writeSession(c *gin.Context, status int, sess auth.Session) {
 	c.JSON(status, sessionJSON{
 		User: toUserJSON(sess.User), AccessToken: sess.AccessToken,
 		TokenType: "Bearer", ExpiresIn: int(sess.ExpiresIn.Seconds()),
+		RefreshToken: sess.RefreshToken, RefreshExpiresIn: int(sess.RefreshExpiresIn.Seconds()),
 	})
 }
 
@@ -106,4 +121,82 @@ func (s *Server) me(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, toUserJSON(u))
+}
+
+func (s *Server) refresh(c *gin.Context) {
+	var in struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	sess, err := s.deps.Auth.Refresh(c.Request.Context(), in.RefreshToken)
+	if err != nil {
+		s.unauthorized(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+// logout revokes the session the access token belongs to.
+func (s *Server) logout(c *gin.Context) {
+	ctx := c.Request.Context()
+	if err := s.deps.Auth.Logout(ctx, auth.CallerOf(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (s *Server) changePassword(c *gin.Context) {
+	var in struct {
+		CurrentPassword string `json:"current_password"`
+		NewPassword     string `json:"new_password"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sess, err := s.deps.Auth.ChangePassword(ctx, auth.UserID(ctx), in.CurrentPassword, in.NewPassword)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+func (s *Server) upgrade(c *gin.Context) {
+	var in struct {
+		Email       string `json:"email"`
+		Password    string `json:"password"`
+		DisplayName string `json:"display_name"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sess, err := s.deps.Auth.Upgrade(ctx, auth.UserID(ctx), auth.SignupInput{Email: in.Email, Password: in.Password, DisplayName: in.DisplayName})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+// deleteMe ends the account now (its tokens answer 401 from the next
+// request) and answers 202: what it owned is removed in the background.
+func (s *Server) deleteMe(c *gin.Context) {
+	if s.deps.Accounts == nil {
+		fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "account deletion is not enabled on this server"))
+		return
+	}
+	ctx := c.Request.Context()
+	if err := s.deps.Accounts.Delete(ctx, auth.UserID(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusAccepted)
 }

@@ -78,20 +78,20 @@ func (s *Service) purgeDeleted(ctx context.Context, r *SweepReport) error {
 // copied, then the old key deleted; readers try the new key first and fall
 // back to the old, so it runs while serving, and a second run (or one
 // resumed after a crash) copies only what is still under the old key.
-func (s *Service) MoveOriginals(ctx context.Context) (moved int, err error) {
-	err = s.deps.Blobs.List(ctx, keyPrefix, func(o Object) error {
+func MoveOriginals(ctx context.Context, blobs Blobs) (moved int, err error) {
+	err = blobs.List(ctx, keyPrefix, func(o Object) error {
 		id, _, ok := idOfKey(o.Key)
 		if !ok || !strings.HasSuffix(o.Key, "/original") || o.Key != legacyOriginalKey(id) {
 			return nil
 		}
-		err := s.deps.Blobs.Copy(ctx, o.Key, OriginalKey(id))
+		err := blobs.Copy(ctx, o.Key, OriginalKey(id))
 		if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 			return nil // purged or moved by another run meanwhile
 		}
 		if err != nil {
 			return err
 		}
-		if err := s.deps.Blobs.Delete(ctx, o.Key); err != nil {
+		if err := blobs.Delete(ctx, o.Key); err != nil {
 			return err
 		}
 		moved++

@@ -88,7 +88,7 @@ func TestOriginalsLiveApartAndOldOnesMove(t *testing.T) {
 		t.Fatalf("derive from the old key: %v", err)
 	}
 	for i, want := range []int{1, 0} {
-		n, err := e.svc.MoveOriginals(ctx)
+		n, err := media.MoveOriginals(ctx, e.blobs)
 		if err != nil || n != want {
 			t.Fatalf("run %d: moved %d, %v", i, n, err)
 		}
