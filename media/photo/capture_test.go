@@ -81,3 +81,56 @@ func TestParseCaptureSurvivesTruncation(t *testing.T) {
 func readMetaBytes(data []byte, f Format) []byte {
 	return readMeta(bytes.NewReader(data), f).exif
 }
+
+// No derivative of a photo with a place and a time carries either: not as
+// EXIF a reader would find, and not as the raw bytes of its GPS rationals.
+func TestDerivativesCarryNoCapture(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		f    Format
+	}{{"gps.jpg", JPEG}, {"gps.png", PNG}, {"gps.webp", WebP}, {"gps.heic", HEIC}} {
+		orig := readTestdata(t, tc.name)
+		raw := exifOf(t, orig, tc.f)
+		gps := gpsRationals(t, raw)
+		if !bytes.Contains(orig, gps) {
+			t.Fatalf("%s: the GPS bytes are not in the original", tc.name)
+		}
+		res := renderFile(t, tc.name)
+		for _, d := range [][]byte{res.Web.JPEG, res.Thumb.JPEG} {
+			if c := ReadCapture(d, JPEG); c != (Capture{}) {
+				t.Fatalf("%s: derivative carries %+v", tc.name, c)
+			}
+			if bytes.Contains(d, gps) || bytes.Contains(d, []byte("Exif\x00\x00")) {
+				t.Fatalf("%s: derivative carries EXIF", tc.name)
+			}
+		}
+	}
+}
+
+func exifOf(t *testing.T, data []byte, f Format) []byte {
+	t.Helper()
+	if f == HEIC {
+		h, err := readHEIF(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.exif
+	}
+	return readMetaBytes(data, f)
+}
+
+// gpsRationals returns the 24 bytes of the GPSLatitude value.
+func gpsRationals(t *testing.T, raw []byte) []byte {
+	t.Helper()
+	tb, ok := newTIFFBlock(raw)
+	if !ok {
+		t.Fatal("no TIFF block")
+	}
+	ifd0 := tb.ifd(int64(tb.bo.Uint32(tb.b[4:8])))
+	gps := tb.ifd(int64(tb.bo.Uint32(ifd0[tagGPSIFD].value)))
+	b, ok := tb.data(gps[tagGPSLat], 8)
+	if !ok || len(b) != 24 {
+		t.Fatal("no GPSLatitude")
+	}
+	return b
+}
