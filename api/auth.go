@@ -62,17 +62,24 @@ func writeSession(c *gin.Context, status int, sess auth.Session) {
 	})
 }
 
+// accountBody is what sign-up and a guest's upgrade send.
+type accountBody struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	DisplayName string `json:"display_name"`
+}
+
+func (b accountBody) input() auth.SignupInput {
+	return auth.SignupInput{Email: b.Email, Password: b.Password, DisplayName: b.DisplayName}
+}
+
 func (s *Server) signup(c *gin.Context) {
-	var in struct {
-		Email       string `json:"email"`
-		Password    string `json:"password"`
-		DisplayName string `json:"display_name"`
-	}
+	var in accountBody
 	if err := decodeJSON(c, &in); err != nil {
 		fail(c, err)
 		return
 	}
-	sess, err := s.deps.Auth.Signup(c.Request.Context(), auth.SignupInput{Email: in.Email, Password: in.Password, DisplayName: in.DisplayName})
+	sess, err := s.deps.Auth.Signup(c.Request.Context(), in.input())
 	if err != nil {
 		fail(c, err)
 		return
@@ -168,17 +175,13 @@ func (s *Server) changePassword(c *gin.Context) {
 }
 
 func (s *Server) upgrade(c *gin.Context) {
-	var in struct {
-		Email       string `json:"email"`
-		Password    string `json:"password"`
-		DisplayName string `json:"display_name"`
-	}
+	var in accountBody
 	if err := decodeJSON(c, &in); err != nil {
 		fail(c, err)
 		return
 	}
 	ctx := c.Request.Context()
-	sess, err := s.deps.Auth.Upgrade(ctx, auth.UserID(ctx), auth.SignupInput{Email: in.Email, Password: in.Password, DisplayName: in.DisplayName})
+	sess, err := s.deps.Auth.Upgrade(ctx, auth.UserID(ctx), in.input())
 	if err != nil {
 		fail(c, err)
 		return

@@ -26,8 +26,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
@@ -65,17 +63,7 @@ func (s *mediaStack) start(cmd string, extra ...string) *testkit.Process {
 // rows counts media rows; objects counts objects in the bucket.
 func (s *mediaStack) rows() int {
 	s.t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.dbURL)
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var n int
-	if err := conn.QueryRow(ctx, `SELECT count(*) FROM media`).Scan(&n); err != nil {
-		s.t.Fatal(err)
-	}
-	return n
+	return s.count(`SELECT count(*) FROM media`)
 }
 
 func (s *mediaStack) objects() []string {

@@ -7,9 +7,7 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -116,16 +114,11 @@ func findCoordinates(t *testing.T, what string, body []byte) {
 
 func download(t *testing.T, url string) []byte {
 	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
+	code, body := get(t, url)
+	if code != 200 {
+		t.Fatalf("GET %s: %d", url, code)
 	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d", url, resp.StatusCode)
-	}
-	return b
+	return []byte(body)
 }
 
 func waitFor(t *testing.T, what string, limit time.Duration, ok func() bool) {

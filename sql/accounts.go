@@ -63,11 +63,6 @@ func (s *Accounts) RemoveUser(ctx context.Context, userID string) error {
 }
 
 func (s *Accounts) Deleted(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT id::text FROM users WHERE deleted_at IS NOT NULL AND deleted_at < $1
+	return queryIDs(ctx, s.db.Pool, "user", `SELECT id::text FROM users WHERE deleted_at IS NOT NULL AND deleted_at < $1
 		ORDER BY deleted_at LIMIT $2`, before, limit)
-	if err != nil {
-		return nil, translate(err, "user")
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, translate(err, "user")
 }

@@ -39,12 +39,9 @@ func (s *Media) MarkOwnerDeleted(ctx context.Context, ownerID string, now time.T
 		if err := detachMedia(ctx, tx, `SELECT id FROM media WHERE owner_id = $1`, ownerID); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, `SELECT id::text FROM media WHERE owner_id = $1 ORDER BY id`, ownerID)
-		if err != nil {
-			return translate(err, "media")
-		}
-		ids, err = pgx.CollectRows(rows, pgx.RowTo[string])
-		return translate(err, "media")
+		var err error
+		ids, err = queryIDs(ctx, tx, "media", `SELECT id::text FROM media WHERE owner_id = $1 ORDER BY id`, ownerID)
+		return err
 	})
 	return ids, err
 }
@@ -64,13 +61,23 @@ func detachMedia(ctx context.Context, tx pgx.Tx, ids string, arg string) error {
 
 // Deleted uses media_deleted_idx.
 func (s *Media) Deleted(ctx context.Context, before time.Time, limit int) ([]string, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT id::text FROM media WHERE deleted_at IS NOT NULL AND deleted_at < $1
+	return queryIDs(ctx, s.db.Pool, "media", `SELECT id::text FROM media WHERE deleted_at IS NOT NULL AND deleted_at < $1
 		ORDER BY deleted_at LIMIT $2`, before, limit)
+}
+
+// querier is a pool or a transaction.
+type querier interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// queryIDs runs a query that selects one text column of ids.
+func queryIDs(ctx context.Context, q querier, what, query string, args ...any) ([]string, error) {
+	rows, err := q.Query(ctx, query, args...)
 	if err != nil {
-		return nil, translate(err, "media")
+		return nil, translate(err, what)
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, translate(err, "media")
+	return ids, translate(err, what)
 }
 
 // Purge deletes only a row marked deleted: a purge task can never remove a

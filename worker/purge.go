@@ -3,8 +3,6 @@ package worker
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -28,6 +26,8 @@ type purgePayload struct {
 	RequestID string `json:"request_id,omitempty"`
 }
 
+func (p *purgePayload) about() (string, string) { return p.ID, p.RequestID }
+
 // EnqueuePurge queues the purge of a deleted photo.
 func (q *Queue) EnqueuePurge(ctx context.Context, mediaID string) error {
 	return q.enqueuePurge(ctx, TypePurgeMedia, mediaID)
@@ -48,13 +48,7 @@ func (q *Queue) enqueuePurge(ctx context.Context, typ, id string) error {
 	}
 	_, err = q.client.EnqueueContext(ctx, asynq.NewTask(typ, payload),
 		asynq.TaskID(typ+":"+id), asynq.Queue(QueueMedia), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
-	switch {
-	case err == nil, errors.Is(err, asynq.ErrTaskIDConflict):
-		return nil
-	case errors.Is(err, context.Canceled):
-		return err
-	}
-	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the task queue is unavailable")
+	return enqueueError(err)
 }
 
 // Purger runs a purge by id; *media.Service (Purge) and *account.Service
@@ -67,12 +61,9 @@ func purgeHandler(purge Purger, m *Metrics) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		start := time.Now()
 		var p purgePayload
-		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.ID == "" {
-			m.taskDone(t.Type(), "bad_payload", start)
-			return fmt.Errorf("%s: bad payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
-		}
-		if p.RequestID != "" {
-			ctx = guidepost.WithRequestID(ctx, p.RequestID)
+		ctx, err := decodePayload(ctx, t, &p, m, start)
+		if err != nil {
+			return err
 		}
 		if err := purge(ctx, p.ID); err != nil {
 			m.taskDone(t.Type(), "error", start)
