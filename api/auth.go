@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -10,11 +11,21 @@ import (
 	"github.com/guidepost/guidepost/auth"
 )
 
+// AccountService deletes accounts; *account.Service implements it.
+type AccountService interface {
+	Delete(ctx context.Context, userID string) error
+}
+
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
 	v1.POST("/auth/signup", s.limit(s.deps.Rates.Signup, byAddress), s.signup)
 	v1.POST("/auth/login", s.login) // auth counts failed log-ins itself
 	v1.POST("/auth/guest", s.limit(s.deps.Rates.Guest, byAddress), s.guest)
+	v1.POST("/auth/refresh", s.refresh)
+	v1.POST("/auth/logout", s.requireUser, s.logout)
+	v1.POST("/auth/password", s.requireUser, s.changePassword)
+	v1.POST("/auth/upgrade", s.requireUser, s.upgrade)
 	v1.GET("/me", s.requireUser, s.me)
+	v1.DELETE("/me", s.requireUser, s.deleteMe)
 }
 
 type userJSON struct {
@@ -34,10 +45,12 @@ func toUserJSON(u auth.User) userJSON {
 }
 
 type sessionJSON struct {
-	User        userJSON `json:"user"`
-	AccessToken string   `json:"access_token"`
-	TokenType   string   `json:"token_type"`
-	ExpiresIn   int      `json:"expires_in"`
+	User             userJSON `json:"user"`
+	AccessToken      string   `json:"access_token"`
+	TokenType        string   `json:"token_type"`
+	ExpiresIn        int      `json:"expires_in"`
+	RefreshToken     string   `json:"refresh_token"`
+	RefreshExpiresIn int      `json:"refresh_expires_in"`
 }
 
 func writeSession(c *gin.Context, status int, sess auth.Session) {
@@ -45,20 +58,28 @@ func writeSession(c *gin.Context, status int, sess auth.Session) {
 	c.JSON(status, sessionJSON{
 		User: toUserJSON(sess.User), AccessToken: sess.AccessToken,
 		TokenType: "Bearer", ExpiresIn: int(sess.ExpiresIn.Seconds()),
+		RefreshToken: sess.RefreshToken, RefreshExpiresIn: int(sess.RefreshExpiresIn.Seconds()),
 	})
 }
 
+// accountBody is what sign-up and a guest's upgrade send.
+type accountBody struct {
+	Email       string `json:"email"`
+	Password    string `json:"password"`
+	DisplayName string `json:"display_name"`
+}
+
+func (b accountBody) input() auth.SignupInput {
+	return auth.SignupInput{Email: b.Email, Password: b.Password, DisplayName: b.DisplayName}
+}
+
 func (s *Server) signup(c *gin.Context) {
-	var in struct {
-		Email       string `json:"email"`
-		Password    string `json:"password"`
-		DisplayName string `json:"display_name"`
-	}
+	var in accountBody
 	if err := decodeJSON(c, &in); err != nil {
 		fail(c, err)
 		return
 	}
-	sess, err := s.deps.Auth.Signup(c.Request.Context(), auth.SignupInput{Email: in.Email, Password: in.Password, DisplayName: in.DisplayName})
+	sess, err := s.deps.Auth.Signup(c.Request.Context(), in.input())
 	if err != nil {
 		fail(c, err)
 		return
@@ -111,4 +132,78 @@ func (s *Server) me(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, toUserJSON(u))
+}
+
+func (s *Server) refresh(c *gin.Context) {
+	var in struct {
+		RefreshToken string `json:"refresh_token"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	sess, err := s.deps.Auth.Refresh(c.Request.Context(), in.RefreshToken)
+	if err != nil {
+		s.unauthorized(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+// logout revokes the session the access token belongs to.
+func (s *Server) logout(c *gin.Context) {
+	ctx := c.Request.Context()
+	if err := s.deps.Auth.Logout(ctx, auth.CallerOf(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}
+
+func (s *Server) changePassword(c *gin.Context) {
+	var in struct {
+		CurrentPassword string `json:"current_password"`
+		NewPassword     string `json:"new_password"`
+	}
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sess, err := s.deps.Auth.ChangePassword(ctx, auth.UserID(ctx), in.CurrentPassword, in.NewPassword)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+func (s *Server) upgrade(c *gin.Context) {
+	var in accountBody
+	if err := decodeJSON(c, &in); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	sess, err := s.deps.Auth.Upgrade(ctx, auth.UserID(ctx), in.input())
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	writeSession(c, http.StatusOK, sess)
+}
+
+// deleteMe ends the account now (its tokens answer 401 from the next
+// request) and answers 202: what it owned is removed in the background.
+func (s *Server) deleteMe(c *gin.Context) {
+	if s.deps.Accounts == nil {
+		fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "account deletion is not enabled on this server"))
+		return
+	}
+	ctx := c.Request.Context()
+	if err := s.deps.Accounts.Delete(ctx, auth.UserID(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusAccepted)
 }

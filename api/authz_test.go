@@ -59,7 +59,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock)
 	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(secret), mediaSvc)
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: authSvc, Media: mediaSvc, Guides: guideSvc})
+		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv}
@@ -78,8 +78,8 @@ func TestAuthorisationMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := &fixedClock{time.Now().Add(-2 * time.Hour)}
-	expired, _ := auth.NewTokens(secret, time.Hour, past).Issue(ownerID)
-	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID)
+	expired, _ := auth.NewTokens(secret, time.Hour, past).Issue(ownerID, "")
+	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID, "")
 	tokens := []string{"", owner, other, expired, algNone(ownerID), wrongKey, gone}
 
 	photo, err := os.ReadFile("../testdata/photos/photo.jpg")
@@ -154,6 +154,31 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"DELETE /v1/guides/:id/like", func(*testing.T, string) (string, string, string, io.Reader) {
 			return "DELETE", "/v1/guides/" + guideID + "/like", "", nil
 		}, row(unauth, ok, ok)},
+		{"POST /v1/auth/refresh", func(*testing.T, string) (string, string, string, io.Reader) {
+			r := h.do("POST", "/v1/auth/guest", "", `{}`)
+			return "POST", "/v1/auth/refresh", "application/json",
+				strings.NewReader(`{"refresh_token":"` + r.body["refresh_token"].(string) + `"}`)
+		}, row(ok, ok, ok)},
+		{"POST /v1/auth/logout", jsonCall("POST", fixed("/v1/auth/logout"), fixed(`{}`)), row(unauth, noContent, noContent)},
+		{"POST /v1/auth/password", jsonCall("POST", fixed("/v1/auth/password"),
+			fixed(`{"current_password":"correct horse","new_password":"another horse"}`)), row(unauth, ok, ok)},
+		{"POST /v1/auth/upgrade", jsonCall("POST", fixed("/v1/auth/upgrade"), func() string {
+			return fmt.Sprintf(`{"email":"up%d@example.com","password":"correct horse","display_name":"u"}`, unique())
+		}), row(unauth, ok, ok)},
+		// Each call deletes a photo the owner has just uploaded: the owner's
+		// own (204), and another user may not (403).
+		{"DELETE /v1/media/:id", func(*testing.T, string) (string, string, string, io.Reader) {
+			ct, body := upload()
+			status, _, raw := h.send("POST", "/v1/media", owner, ct, body)
+			var m map[string]any
+			if (status != ok && status != accepted) || json.Unmarshal(raw, &m) != nil {
+				t.Fatalf("upload: %d %s", status, raw)
+			}
+			return "DELETE", "/v1/media/" + m["id"].(string), "", nil
+		}, row(unauth, noContent, forbidden)},
+		{"DELETE /v1/me", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "DELETE", "/v1/me", "", nil
+		}, row(unauth, accepted, accepted)},
 	}
 
 	routed := map[string]bool{}
@@ -173,8 +198,20 @@ func TestAuthorisationMatrix(t *testing.T) {
 		}
 	}
 	v1 := regexp.MustCompile(`^/v1/`)
+	// Routes that spend the caller's session or account get, in the owner
+	// and other-user columns, a token of a fresh account of their own (a
+	// guest for the upgrade), so the rows after them keep theirs.
+	freshUser := func() string { _, tok := signup(fmt.Sprintf("fresh%d@example.com", unique())); return tok }
+	freshGuest := func() string { return h.do("POST", "/v1/auth/guest", "", `{}`).body["access_token"].(string) }
+	fresh := map[string]func() string{
+		"POST /v1/auth/logout": freshUser, "POST /v1/auth/password": freshUser,
+		"POST /v1/auth/upgrade": freshGuest, "DELETE /v1/me": freshUser,
+	}
 	for _, r := range rows {
 		for i, token := range tokens {
+			if f := fresh[r.route]; f != nil && (i == 1 || i == 2) {
+				token = f()
+			}
 			method, path, ct, body := r.call(t, token)
 			status, _, b := h.send(method, path, token, ct, body)
 			raw := string(b)
@@ -187,6 +224,12 @@ func TestAuthorisationMatrix(t *testing.T) {
 		}
 	}
 }
+
+// acceptDeletes stands in for the account service, whose background purge
+// is tested in account/ and e2e/: here only who may ask matters.
+type acceptDeletes struct{}
+
+func (acceptDeletes) Delete(context.Context, string) error { return nil }
 
 type fixedClock struct{ t time.Time }
 

@@ -127,6 +127,7 @@ func (s *Server) createGuide(c *gin.Context) {
 		Body     string   `json:"body"`
 		Lat      *float64 `json:"lat"`
 		Lng      *float64 `json:"lng"`
+		From     string   `json:"location_from_media_id"`
 		MediaIDs []string `json:"media_ids"`
 		Tags     []string `json:"tags"`
 	}
@@ -135,7 +136,7 @@ func (s *Server) createGuide(c *gin.Context) {
 		return
 	}
 	g, err := s.deps.Guides.Create(c.Request.Context(), auth.UserID(c.Request.Context()), guides.Input{
-		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, MediaIDs: in.MediaIDs, Tags: in.Tags,
+		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, LocationFromMediaID: in.From, MediaIDs: in.MediaIDs, Tags: in.Tags,
 	})
 	if err != nil {
 		fail(c, err)
@@ -160,6 +161,7 @@ func (s *Server) updateGuide(c *gin.Context) {
 		Body     *string   `json:"body"`
 		Lat      *float64  `json:"lat"`
 		Lng      *float64  `json:"lng"`
+		From     *string   `json:"location_from_media_id"`
 		MediaIDs *[]string `json:"media_ids"`
 		Tags     *[]string `json:"tags"`
 	}
@@ -168,7 +170,7 @@ func (s *Server) updateGuide(c *gin.Context) {
 		return
 	}
 	g, err := s.deps.Guides.Update(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()), guides.Patch{
-		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, MediaIDs: in.MediaIDs, Tags: in.Tags,
+		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, LocationFromMediaID: in.From, MediaIDs: in.MediaIDs, Tags: in.Tags,
 	})
 	if err != nil {
 		fail(c, err)

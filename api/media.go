@@ -16,6 +16,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // MediaService is what the media routes consume; *media.Service implements
@@ -27,6 +28,7 @@ type MediaService interface {
 	Spool(body io.Reader) (*media.Spooled, error)
 	Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error)
 	Get(ctx context.Context, id, viewerID string) (media.View, error)
+	Delete(ctx context.Context, id, userID string) error
 }
 
 func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
@@ -37,10 +39,12 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 		}
 		v1.POST("/media", off)
 		v1.GET("/media/:id", off)
+		v1.DELETE("/media/:id", off)
 		return
 	}
 	v1.POST("/media", s.requireUser, s.limit(s.deps.Rates.Upload, byAccount), s.uploads.admit, s.uploadMedia)
 	v1.GET("/media/:id", s.getMedia)
+	v1.DELETE("/media/:id", s.requireUser, s.deleteMedia)
 }
 
 type mediaURLsJSON struct {
@@ -56,23 +60,55 @@ type mediaJSON struct {
 	Bytes       int64         `json:"bytes"`
 	Width       int           `json:"width"`
 	Height      int           `json:"height"`
-	SHA256      string        `json:"sha256"`
 	ThumbHash   *string       `json:"thumbhash"`
 	URLs        mediaURLsJSON `json:"urls"`
-	Failure     *string       `json:"failure"`
 	CreatedAt   time.Time     `json:"created_at"`
 	ProcessedAt *time.Time    `json:"processed_at"`
+	// The owner's only; absent for anyone else.
+	SHA256  *string      `json:"sha256,omitempty"`
+	Failure *string      `json:"failure,omitempty"`
+	Capture *captureJSON `json:"capture,omitempty"`
 }
 
+// captureJSON is where and when the photo was taken, from its EXIF; each
+// field is null when the photo does not say.
+type captureJSON struct {
+	TakenAt *time.Time `json:"taken_at"`
+	Lat     *float64   `json:"lat"`
+	Lng     *float64   `json:"lng"`
+}
+
+// toMediaJSON shows the owner-only fields to the owner alone: a view that
+// is not the owner's goes through media.Public first, whatever it holds.
 func toMediaJSON(v media.View) mediaJSON {
+	if !v.Owner {
+		v = media.Public(v)
+	}
 	j := mediaJSON{
 		ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
-		Width: v.Width, Height: v.Height, SHA256: v.SHA256, ThumbHash: nullable(v.ThumbHash),
-		URLs:    mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Original: nullable(v.OriginalURL)},
-		Failure: nullable(v.Failure), CreatedAt: v.CreatedAt,
+		Width: v.Width, Height: v.Height, ThumbHash: nullable(v.ThumbHash),
+		URLs:      mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Original: nullable(v.OriginalURL)},
+		CreatedAt: v.CreatedAt,
 	}
 	if !v.ProcessedAt.IsZero() {
 		j.ProcessedAt = &v.ProcessedAt
+	}
+	if v.Owner {
+		j.SHA256, j.Failure = &v.SHA256, nullable(v.Failure)
+		if v.Status.Finished() {
+			j.Capture = toCaptureJSON(v.Capture)
+		}
+	}
+	return j
+}
+
+func toCaptureJSON(c photo.Capture) *captureJSON {
+	j := &captureJSON{}
+	if !c.TakenAt.IsZero() {
+		j.TakenAt = &c.TakenAt
+	}
+	if c.HasGPS {
+		j.Lat, j.Lng = &c.Lat, &c.Lng
 	}
 	return j
 }
@@ -134,6 +170,17 @@ func (s *Server) getMedia(c *gin.Context) {
 	// Presigned URLs expire and the status moves: never cache.
 	c.Header("Cache-Control", "no-store")
 	c.JSON(http.StatusOK, toMediaJSON(v))
+}
+
+// deleteMedia answers 204 once the photo is gone for every reader; its
+// objects are removed in the background.
+func (s *Server) deleteMedia(c *gin.Context) {
+	ctx := c.Request.Context()
+	if err := s.deps.Media.Delete(ctx, c.Param("id"), auth.UserID(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
 }
 
 // receiveFile reads the multipart body: exactly one part named "file";

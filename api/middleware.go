@@ -207,12 +207,12 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.unauthorized(c, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the Authorization header must be 'Bearer <token>'"))
 		return
 	}
-	userID, err := s.deps.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(token))
+	caller, err := s.deps.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(token))
 	if err != nil {
 		s.unauthorized(c, err)
 		return
 	}
-	c.Request = c.Request.WithContext(auth.NewContext(c.Request.Context(), userID))
+	c.Request = c.Request.WithContext(auth.NewContext(c.Request.Context(), caller))
 	c.Next()
 }
 

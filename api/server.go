@@ -24,6 +24,7 @@ type Deps struct {
 	Log      *slog.Logger // nil discards; lines logged with a request's context carry its request_id
 	Registry *prometheus.Registry
 	Auth     *auth.Service
+	Accounts AccountService // DELETE /v1/me; nil answers 503
 	Media    MediaService
 	Guides   GuideService
 	Checks   []Check

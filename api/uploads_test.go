@@ -42,6 +42,7 @@ func (a *acceptAll) Upload(_ context.Context, in media.UploadInput) (media.Uploa
 		OwnerID: in.OwnerID, Status: media.StatusPending, Bytes: in.File.Size(), SHA256: in.File.SHA256()}}, Outcome: media.Accepted}, nil
 }
 func (*acceptAll) Get(context.Context, string, string) (media.View, error) { return media.View{}, nil }
+func (*acceptAll) Delete(context.Context, string, string) error            { return nil }
 func (a *acceptAll) Spool(r io.Reader) (*media.Spooled, error) {
 	return media.Spool(r, a.UploadLimit())
 }

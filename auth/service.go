@@ -21,28 +21,42 @@ type Service struct {
 	store  Store
 	tokens *Tokens
 	clock  guidepost.Clock
+	// refreshTTL is how long a session lasts without a refresh: each
+	// refresh issues a token valid this long again, up to the session's end.
+	refreshTTL time.Duration
 	// dummyHash is checked against when an email is unknown, so a failed
 	// log-in takes as long whether or not the account exists.
 	dummyHash string
 	// hashing bounds concurrent argon2id runs: each takes 19 MiB and a core
 	// for ~50 ms, and sign-up and log-in are open to anyone.
 	hashing chan struct{}
-	// known remembers accounts that existed a moment ago.
-	known  knownUsers
-	limits LoginLimits
+	limits  LoginLimits
 
 	mu       sync.Mutex
 	inflight map[string]int // log-ins being checked, by client address
 }
 
-// NewService wires the account use cases.
+// DefaultRefreshTTL is a session's lifetime: a phone that opens the app
+// once a month stays signed in.
+const DefaultRefreshTTL = 30 * 24 * time.Hour
+
+// NewService wires the account use cases; sessions last DefaultRefreshTTL
+// (see WithRefreshTTL).
 func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
 	h, err := hashPassword(rand.Text())
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
-		hashing: make(chan struct{}, max(2, runtime.NumCPU())), known: knownUsers{seen: map[string]time.Time{}}}
+		hashing: make(chan struct{}, max(2, runtime.NumCPU())), refreshTTL: DefaultRefreshTTL}
+}
+
+// WithRefreshTTL sets how long a session lasts (REFRESH_TTL).
+func (s *Service) WithRefreshTTL(d time.Duration) *Service {
+	if d > 0 {
+		s.refreshTTL = d
+	}
+	return s
 }
 
 // SignupInput is a new account's fields.
@@ -61,8 +75,8 @@ func (in *SignupInput) validate() error {
 	} else if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
 		f.Add("email", "must be a valid email address")
 	}
-	if n := utf8.RuneCountInString(in.Password); n < 8 || n > 256 {
-		f.Add("password", "must be 8 to 256 characters")
+	if err := checkPasswordRule("password", in.Password); err != nil {
+		f.Add("password", passwordRule)
 	}
 	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
 		f.Add("display_name", "must be 1 to 64 characters")
@@ -70,6 +84,15 @@ func (in *SignupInput) validate() error {
 		f.Add("display_name", msg)
 	}
 	return f.Err()
+}
+
+const passwordRule = "must be 8 to 256 characters"
+
+func checkPasswordRule(field, password string) error {
+	if n := utf8.RuneCountInString(password); n < 8 || n > 256 {
+		return guidepost.Invalid(guidepost.FieldError{Field: field, Message: passwordRule})
+	}
+	return nil
 }
 
 // Signup creates an account with a password. A taken email is ECONFLICT.
@@ -103,7 +126,7 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 		}
 		return Session{}, err
 	}
-	return s.session(u)
+	return s.session(ctx, u)
 }
 
 // LoginInput is a log-in attempt. ClientAddr is the address failed
@@ -164,7 +187,7 @@ func (s *Service) login(ctx context.Context, email, password string) (Session, e
 	if !ok || hash == s.dummyHash {
 		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the email or password is incorrect")
 	}
-	return s.session(u)
+	return s.session(ctx, u)
 }
 
 // withHashSlot runs fn when a hashing slot frees up within a second, and
@@ -188,32 +211,4 @@ func (s *Service) withHashSlot(ctx context.Context, fn func() error) error {
 // Me returns the caller's account.
 func (s *Service) Me(ctx context.Context, userID string) (User, error) {
 	return s.store.UserByID(ctx, userID)
-}
-
-// Authenticate maps a bearer token to the id of an account that exists: a
-// token outlives nothing it names, so the token of a deleted account is
-// EUNAUTHORIZED like a forged one. Accounts seen recently are remembered
-// for a minute, so this costs PostgreSQL one lookup per user per minute.
-func (s *Service) Authenticate(ctx context.Context, token string) (string, error) {
-	id, err := s.tokens.Verify(token)
-	if err != nil || s.known.has(id, s.clock.Now()) {
-		return id, err
-	}
-	switch _, err := s.store.UserByID(ctx, id); guidepost.ErrorCode(err) {
-	case "":
-		s.known.add(id, s.clock.Now())
-		return id, nil
-	case guidepost.ENOTFOUND:
-		return "", guidepost.Wrap(guidepost.EUNAUTHORIZED, err, "the account of this access token no longer exists")
-	default:
-		return "", err
-	}
-}
-
-func (s *Service) session(u User) (Session, error) {
-	tok, err := s.tokens.Issue(u.ID)
-	if err != nil {
-		return Session{}, err
-	}
-	return Session{User: u, AccessToken: tok, ExpiresIn: s.tokens.ttl}, nil
 }

@@ -41,11 +41,11 @@ func TestSignupLoginAndMe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	id, err := svc.Authenticate(ctx, login.AccessToken)
-	if err != nil || id != sess.User.ID {
-		t.Fatalf("token names %q, %v; want %q", id, err, sess.User.ID)
+	caller, err := svc.Authenticate(ctx, login.AccessToken)
+	if err != nil || caller.UserID != sess.User.ID {
+		t.Fatalf("token names %q, %v; want %q", caller.UserID, err, sess.User.ID)
 	}
-	me, err := svc.Me(ctx, id)
+	me, err := svc.Me(ctx, caller.UserID)
 	if err != nil || me.DisplayName != "Ana" || me.PasswordHash == "" || me.PasswordHash == "correct horse" {
 		t.Fatalf("me: %+v %v", me, err)
 	}
@@ -111,16 +111,16 @@ func TestExpiredAndTamperedTokensAreRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	tampered := sess.AccessToken[:len(sess.AccessToken)-2] + flip(sess.AccessToken[len(sess.AccessToken)-2:])
-	if _, err := svc.Authenticate(ctx, tampered); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := svc.Authenticate(context.Background(), tampered); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("tampered token accepted: %v", err)
 	}
 	other := auth.NewTokens(strings.Repeat("x", 32), time.Hour, clock)
-	forged, _ := other.Issue(sess.User.ID)
-	if _, err := svc.Authenticate(ctx, forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	forged, _ := other.Issue(sess.User.ID, "")
+	if _, err := svc.Authenticate(context.Background(), forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("token signed with another key accepted: %v", err)
 	}
 	clock.Add(time.Hour + time.Second)
-	_, err = svc.Authenticate(ctx, sess.AccessToken)
+	_, err = svc.Authenticate(context.Background(), sess.AccessToken)
 	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED || !strings.Contains(guidepost.ErrorMessage(err), "expired") {
 		t.Fatalf("expired token: %v", err)
 	}

@@ -24,29 +24,38 @@ func NewTokens(secret string, ttl time.Duration, clock guidepost.Clock) *Tokens 
 	return &Tokens{secret: []byte(secret), ttl: ttl, clock: clock}
 }
 
-// Issue returns a signed token naming userID.
-func (t *Tokens) Issue(userID string) (string, error) {
+// claims name the user and the session the token belongs to: a token is
+// honoured only while its session is live (see Service.Authenticate).
+type claims struct {
+	jwt.RegisteredClaims
+	SessionID string `json:"sid,omitempty"`
+}
+
+// Issue returns a signed token naming userID and its session.
+func (t *Tokens) Issue(userID, sessionID string) (string, error) {
 	now := t.clock.Now()
-	claims := jwt.RegisteredClaims{
+	c := claims{RegisteredClaims: jwt.RegisteredClaims{
 		Issuer:    issuer,
 		Subject:   userID,
 		IssuedAt:  jwt.NewNumericDate(now),
 		ExpiresAt: jwt.NewNumericDate(now.Add(t.ttl)),
-	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(t.secret)
+	}, SessionID: sessionID}
+	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.secret)
 }
 
-// Verify returns the user id of a valid token. Every failure is the same
-// EUNAUTHORIZED to the client; the reason stays in the wrapped error.
-func (t *Tokens) Verify(token string) (string, error) {
-	var claims jwt.RegisteredClaims
-	_, err := jwt.ParseWithClaims(token, &claims, func(*jwt.Token) (any, error) { return t.secret, nil },
+// Verify returns the caller a valid token names. Every failure is the same
+// EUNAUTHORIZED to the client; the reason stays in the wrapped error. It
+// checks the signature and times only: whether the session is still live is
+// the service's question.
+func (t *Tokens) Verify(token string) (Caller, error) {
+	var c claims
+	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil },
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(issuer),
 		jwt.WithExpirationRequired(),
 		jwt.WithTimeFunc(t.clock.Now),
 	)
-	if err == nil && claims.Subject == "" {
+	if err == nil && c.Subject == "" {
 		err = errors.New("token has no subject")
 	}
 	if err != nil {
@@ -54,7 +63,7 @@ func (t *Tokens) Verify(token string) (string, error) {
 		if errors.Is(err, jwt.ErrTokenExpired) {
 			msg = "the access token has expired"
 		}
-		return "", guidepost.Wrap(guidepost.EUNAUTHORIZED, err, msg)
+		return Caller{}, guidepost.Wrap(guidepost.EUNAUTHORIZED, err, msg)
 	}
-	return claims.Subject, nil
+	return Caller{UserID: c.Subject, SessionID: c.SessionID}, nil
 }

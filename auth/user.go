@@ -1,5 +1,6 @@
-// Package auth owns accounts: sign-up, log-in, guest users and the bearer
-// tokens that every other feature trusts to name the caller.
+// Package auth owns accounts: sign-up, log-in, guest users, sessions with
+// short access tokens and rotating refresh tokens, and the bearer tokens
+// that every other feature trusts to name the caller.
 package auth
 
 import (
@@ -18,30 +19,81 @@ type User struct {
 	CreatedAt    time.Time
 }
 
-// Session is what sign-up, log-in and guest creation hand back.
+// Session is what sign-up, log-in, guest creation and refresh hand back: a
+// short-lived access token and the refresh token that gets the next one.
 type Session struct {
-	User        User
-	AccessToken string
-	ExpiresIn   time.Duration
+	User             User
+	AccessToken      string
+	ExpiresIn        time.Duration
+	RefreshToken     string
+	RefreshExpiresIn time.Duration
 }
 
-// Store persists users. CreateUser returns ECONFLICT for a taken email and
-// lookups return ENOTFOUND.
+// SessionRow is a stored session. Its refresh tokens are stored only as
+// SHA-256 hashes.
+type SessionRow struct {
+	ID        string
+	UserID    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Rotation is the outcome of presenting a refresh token.
+type Rotation int
+
+const (
+	Rotated Rotation = iota // the token was current: the next one is stored
+	Reused                  // the token was used before: the session is revoked
+	Dead                    // unknown, expired, revoked, or its account deleted
+)
+
+// Store persists users and sessions. CreateUser returns ECONFLICT for a
+// taken email and lookups return ENOTFOUND; deleted accounts are not found.
 type Store interface {
 	CreateUser(ctx context.Context, u User) error
 	UserByEmail(ctx context.Context, email string) (User, error)
 	UserByID(ctx context.Context, id string) (User, error)
+
+	CreateSession(ctx context.Context, s SessionRow, refreshHash []byte) error
+	// RotateRefresh marks the refresh token hashed old as used and stores
+	// next for the same session, in one transaction. A token used before
+	// revokes its session (committed) and answers Reused.
+	RotateRefresh(ctx context.Context, old, next []byte, now time.Time) (SessionRow, Rotation, error)
+	RevokeSession(ctx context.Context, sessionID string, now time.Time) error
+	// SessionLive reports whether the session exists, belongs to userID,
+	// is not revoked or expired, and its account is not deleted. A caller
+	// with no session (a token issued before sessions) is live while its
+	// account is.
+	SessionLive(ctx context.Context, c Caller, now time.Time) (bool, error)
+	// SetPassword stores a new hash and revokes every session of the user,
+	// in one transaction.
+	SetPassword(ctx context.Context, userID, hash string, now time.Time) error
+	// Upgrade gives a guest an email, a password and a name, keeping its
+	// id; ECONFLICT when the account is no guest or the email is taken.
+	Upgrade(ctx context.Context, u User) error
+}
+
+// Caller is who an access token names.
+type Caller struct {
+	UserID    string
+	SessionID string // "" for tokens issued before sessions existed
 }
 
 type ctxKey struct{}
 
-// NewContext records the authenticated caller's id; api middleware sets it.
-func NewContext(ctx context.Context, userID string) context.Context {
-	return context.WithValue(ctx, ctxKey{}, userID)
+// NewContext records the authenticated caller; api middleware sets it.
+func NewContext(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, ctxKey{}, c)
 }
 
 // UserID returns the authenticated caller's id, or "" for an anonymous call.
 func UserID(ctx context.Context) string {
-	id, _ := ctx.Value(ctxKey{}).(string)
-	return id
+	c, _ := ctx.Value(ctxKey{}).(Caller)
+	return c.UserID
+}
+
+// CallerOf returns the authenticated caller, zero for an anonymous call.
+func CallerOf(ctx context.Context) Caller {
+	c, _ := ctx.Value(ctxKey{}).(Caller)
+	return c
 }

@@ -31,6 +31,7 @@ type Config struct {
 	S3SecretKey       string
 	JWTSecret         string
 	TokenTTL          time.Duration
+	RefreshTTL        time.Duration
 	WorkerConcurrency int
 	WorkerMetricsAddr string // WORKER_METRICS_ADDR: where `guidepost worker` serves /metrics; "" is off
 	LogFormat         string // text | json
@@ -109,7 +110,8 @@ func Parse(getenv func(string) string) (Config, error) {
 		S3AccessKey:       e.str("S3_ACCESS_KEY", "guidepost"),
 		S3SecretKey:       e.str("S3_SECRET_KEY", "guidepost-secret"),
 		JWTSecret:         e.str("JWT_SECRET", ""),
-		TokenTTL:          e.duration("TOKEN_TTL", 24*time.Hour, time.Nanosecond),
+		TokenTTL:          e.duration("TOKEN_TTL", 15*time.Minute, time.Nanosecond),
+		RefreshTTL:        e.duration("REFRESH_TTL", 30*24*time.Hour, time.Minute),
 		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", runtime.NumCPU(), 1),
 		WorkerMetricsAddr: e.str("WORKER_METRICS_ADDR", ""),
 		LogFormat:         e.oneOf("LOG_FORMAT", "text", "text", "json"),

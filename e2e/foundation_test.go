@@ -111,11 +111,12 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 func TestConcurrentMigrateBothSucceed(t *testing.T) {
 	bin := testkit.Binary(t)
 	url := testkit.EmptyDatabaseURL(t)
+	env := append(stackEnv(t, testkit.RedisDBE2E), "DATABASE_URL="+url) // the last DATABASE_URL wins
 	errs := make(chan error, 2)
 	for range 2 {
 		go func() {
 			cmd := exec.Command(bin, "migrate")
-			cmd.Env = append(cmd.Environ(), "DATABASE_URL="+url)
+			cmd.Env = append(cmd.Environ(), env...)
 			out, err := cmd.CombinedOutput()
 			if err != nil {
 				err = fmt.Errorf("%v: %s", err, out)

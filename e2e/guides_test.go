@@ -359,7 +359,7 @@ func TestGuidesLikeStorm(t *testing.T) {
 		if _, err := pool.Exec(context.Background(), `INSERT INTO users (id, display_name, guest, created_at) VALUES ($1, 'fan', true, now())`, id); err != nil {
 			t.Fatal(err)
 		}
-		tokens[i], _ = signer.Issue(id)
+		tokens[i], _ = signer.Issue(id, "")
 	}
 	var wg sync.WaitGroup
 	storm := func(method string) (time.Duration, map[int]int) {

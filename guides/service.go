@@ -19,6 +19,7 @@ type Service struct {
 	clock  Clock
 	cursor cursorSigner
 	urls   MediaURLs
+	places Places // optional: location_from_media_id
 }
 
 // NewService wires the use cases. cursorKey signs nearby cursors (see
@@ -43,6 +44,9 @@ func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Mic
 
 // Create validates in, stores it and returns it as readers will see it.
 func (s *Service) Create(ctx context.Context, authorID string, in Input) (Guide, error) {
+	if err := s.pin(ctx, authorID, in.LocationFromMediaID, &in.Lat, &in.Lng); err != nil {
+		return Guide{}, err
+	}
 	g, err := in.validate()
 	if err != nil {
 		return Guide{}, err
@@ -66,6 +70,9 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 	}
 	for i := range g.Media {
 		m := &g.Media[i]
+		// A guide is public: none of its photos' owner-only fields, even
+		// for the author.
+		*m = media.Public(*m)
 		if s.urls != nil && m.Status == media.StatusReady {
 			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
 			m.WebURL = s.urls.WebURL(ctx, m.ID)
@@ -80,6 +87,11 @@ var errNotAuthor = guidepost.Errorf(guidepost.EFORBIDDEN, "only the author may c
 // missing guide ENOTFOUND. Invalid values are refused before anything is
 // read, and nothing is written unless every check passes.
 func (s *Service) Update(ctx context.Context, id, userID string, p Patch) (Guide, error) {
+	if p.LocationFromMediaID != nil {
+		if err := s.pin(ctx, userID, *p.LocationFromMediaID, &p.Lat, &p.Lng); err != nil {
+			return Guide{}, err
+		}
+	}
 	p, err := p.normalized()
 	if err != nil {
 		return Guide{}, err

@@ -52,17 +52,21 @@ type Input struct {
 	Title    string
 	Body     string
 	Lat, Lng *float64
-	MediaIDs []string
-	Tags     []string
+	// LocationFromMediaID, instead of Lat and Lng, pins the guide where
+	// this photo of the author's was taken.
+	LocationFromMediaID string
+	MediaIDs            []string
+	Tags                []string
 }
 
 // Patch changes any subset of a guide's fields; nil leaves a field as it is.
 type Patch struct {
-	Title    *string
-	Body     *string
-	Lat, Lng *float64
-	MediaIDs *[]string
-	Tags     *[]string
+	Title               *string
+	Body                *string
+	Lat, Lng            *float64
+	LocationFromMediaID *string // see Input
+	MediaIDs            *[]string
+	Tags                *[]string
 }
 
 func (p Patch) empty() bool {

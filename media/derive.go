@@ -43,7 +43,7 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 		return s.fail(ctx, m.ID, &TaskError{Reason: reasonGaveUp, Permanent: true,
 			Err: fmt.Errorf("started %d times without finishing", m.Attempts-1), failure: failGaveUp})
 	}
-	hash, err := s.derive(ctx, m)
+	d, err := s.derive(ctx, m)
 	var te *TaskError
 	if errors.As(err, &te) && te.Permanent {
 		return s.fail(ctx, m.ID, te)
@@ -51,22 +51,27 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 	if err != nil {
 		return s.giveUpIf(ctx, t, err)
 	}
-	if err := s.deps.Store.Finish(ctx, m.ID, hash, s.deps.Clock.Now()); err != nil {
+	if err := s.deps.Store.Finish(ctx, m.ID, d.thumbHash, d.capture, s.deps.Clock.Now()); err != nil {
 		return s.giveUpIf(ctx, t, transient(err))
 	}
 	return nil
 }
 
-// derive does the work between the two row updates and returns the
-// ThumbHash.
-func (s *Service) derive(ctx context.Context, m Media) (string, error) {
+// derived is what a render adds to the row.
+type derived struct {
+	thumbHash string
+	capture   photo.Capture
+}
+
+// derive does the work between the two row updates.
+func (s *Service) derive(ctx context.Context, m Media) (derived, error) {
 	data, err := s.download(ctx, m)
 	if err != nil {
-		return "", err
+		return derived{}, err
 	}
 	res, err := s.renderBounded(ctx, data)
 	if err != nil {
-		return "", err
+		return derived{}, err
 	}
 	start := time.Now()
 	for _, d := range []struct {
@@ -75,16 +80,20 @@ func (s *Service) derive(ctx context.Context, m Media) (string, error) {
 	}{{WebKey(m.ID), res.Web.JPEG}, {ThumbKey(m.ID), res.Thumb.JPEG}} {
 		sum := sha256.Sum256(d.jpeg)
 		if err := s.deps.Blobs.Put(ctx, d.key, bytes.NewReader(d.jpeg), int64(len(d.jpeg)), "image/jpeg", hex.EncodeToString(sum[:])); err != nil {
-			return "", transient(err)
+			return derived{}, transient(err)
 		}
 	}
 	s.deps.Observer.ObserveStage("upload", time.Since(start))
-	return res.ThumbHash, nil
+	return derived{thumbHash: res.ThumbHash, capture: readCapture(data)}, nil
 }
 
 func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
 	start := time.Now()
 	rc, _, err := s.deps.Blobs.Get(ctx, OriginalKey(m.ID))
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		// Not moved to its own prefix yet (see MoveOriginals).
+		rc, _, err = s.deps.Blobs.Get(ctx, legacyOriginalKey(m.ID))
+	}
 	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 		return nil, &TaskError{Reason: reasonMissing, Permanent: true, Err: err, failure: failMissing}
 	}

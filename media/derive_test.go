@@ -143,7 +143,7 @@ func TestSweepDeletesOrphansAfterADay(t *testing.T) {
 	if err != nil || r.Orphans != 1 {
 		t.Fatalf("%+v, %v", r, err)
 	}
-	want := []string{media.OriginalKey(kept.ID), "media/not-an-id/original"}
+	want := []string{"media/not-an-id/original", media.OriginalKey(kept.ID)}
 	if got := e.blobs.keys(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("objects left: %v", got)
 	}

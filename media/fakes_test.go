@@ -15,6 +15,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
+	ph "github.com/guidepost/guidepost/media/photo"
 )
 
 // In-memory stand-ins with the same contracts as the real stores (which
@@ -43,6 +44,7 @@ type fakeStore struct {
 	afterCreate func() error
 	// beforeRetry lets a test slip a competing retry in.
 	beforeRetry func()
+	gone        map[string]gone // deleted, waiting for their purge
 }
 
 func notFound() error { return guidepost.Errorf(guidepost.ENOTFOUND, "media not found") }
@@ -119,9 +121,9 @@ func (s *fakeStore) Start(_ context.Context, id string, now time.Time) (media.Me
 	return s.update(id, func(m *media.Media) { m.Status, m.UpdatedAt = media.StatusProcessing, now; m.Attempts++ })
 }
 
-func (s *fakeStore) Finish(_ context.Context, id, hash string, now time.Time) error {
+func (s *fakeStore) Finish(_ context.Context, id, hash string, c ph.Capture, now time.Time) error {
 	_, err := s.update(id, func(m *media.Media) {
-		m.Status, m.ThumbHash, m.ProcessedAt, m.UpdatedAt = media.StatusReady, hash, now, now
+		m.Status, m.ThumbHash, m.ProcessedAt, m.UpdatedAt, m.Capture = media.StatusReady, hash, now, now, c
 	})
 	return err
 }
@@ -172,7 +174,7 @@ func (s *fakeStore) Existing(_ context.Context, ids []string) (map[string]bool, 
 	defer s.mu.Unlock()
 	out := map[string]bool{}
 	for _, id := range ids {
-		if _, ok := s.rows[id]; ok {
+		if _, ok := s.rows[id]; ok || s.gone[id].at != (time.Time{}) {
 			out[id] = true
 		}
 	}
@@ -324,6 +326,10 @@ func (q *fakeQueue) TaskState(_ context.Context, id string) (media.TaskState, er
 		return 0, guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("dial tcp: connection refused"), "the task queue is unavailable")
 	}
 	return q.states[id], nil
+}
+
+func unavailableQueue() error {
+	return guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("dial tcp: connection refused"), "the task queue is unavailable")
 }
 
 func (q *fakeQueue) times(id string) int {

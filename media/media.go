@@ -7,6 +7,8 @@ package media
 
 import (
 	"time"
+
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // Status is where a photo is in its life.
@@ -39,21 +41,44 @@ type Media struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	ProcessedAt   time.Time // zero until ready or failed
+	// Capture is where and when the photo was taken, read from the
+	// original once it is processed; only its owner ever sees it.
+	Capture photo.Capture
 }
 
 // View is a photo as one viewer sees it: the row plus the URLs that viewer
 // may use. An empty URL means "not available" (not ready, or not theirs).
 type View struct {
 	Media
+	// Owner: the viewer owns the photo and may see the owner-only fields
+	// (SHA-256, failure detail, original URL, Capture). Anyone else sees
+	// none of them.
+	Owner       bool
 	WebURL      string
 	ThumbURL    string
 	OriginalURL string // the owner's only: originals keep their EXIF and GPS
 }
 
 // Object keys are made here from the id alone, so nothing a client sends
-// (a file name, a path) can ever reach a key.
-const keyPrefix = "media/"
+// (a file name, a path) can ever reach a key. Originals keep their EXIF and
+// GPS and live under their own prefix, apart from the derivatives: serving
+// derivatives publicly (MEDIA_PUBLIC_BASE_URL, or a bucket policy on
+// media/) can then never expose an original. Both prefixes start each key
+// with the UUIDv7 id, so the orphan sweep lists them by time.
+const (
+	keyPrefix      = "media/"
+	originalPrefix = "originals/"
+)
 
-func OriginalKey(id string) string { return keyPrefix + id + "/original" }
+func OriginalKey(id string) string { return originalPrefix + id }
 func WebKey(id string) string      { return keyPrefix + id + "/web.jpg" }
 func ThumbKey(id string) string    { return keyPrefix + id + "/thumb.jpg" }
+
+// legacyOriginalKey is where originals lived before they had their own
+// prefix; MoveOriginals moves them, and readers fall back to it meanwhile.
+func legacyOriginalKey(id string) string { return keyPrefix + id + "/original" }
+
+// objectKeys are every key a photo may have, for deletion.
+func objectKeys(id string) []string {
+	return []string{OriginalKey(id), legacyOriginalKey(id), WebKey(id), ThumbKey(id)}
+}

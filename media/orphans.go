@@ -29,7 +29,7 @@ func (s *Service) deleteOrphans(ctx context.Context, r *SweepReport) error {
 	}
 	s.mu.Unlock()
 	batch := map[string][]string{} // id → its keys
-	for _, prefix := range idPrefixes(oldest, newest) {
+	for _, prefix := range orphanPrefixes(oldest, newest) {
 		err := s.deps.Blobs.List(ctx, prefix, func(o Object) error {
 			id, born, ok := idOfKey(o.Key)
 			if !ok || born.Before(oldest) || born.After(newest) || o.LastModified.After(newest) {
@@ -87,10 +87,16 @@ func (s *Service) deleteRowless(ctx context.Context, batch map[string][]string, 
 	return nil
 }
 
-// idPrefixes lists key prefixes that hold every UUIDv7 id made in
-// [from, to]: the longest prefixes (finest time slots, 65 s at 8 hex
+// orphanPrefixes lists the time prefixes of [from, to] under both the
+// originals' prefix and the derivatives'.
+func orphanPrefixes(from, to time.Time) []string {
+	return append(idPrefixes(originalPrefix, from, to), idPrefixes(keyPrefix, from, to)...)
+}
+
+// idPrefixes lists key prefixes under base that hold every UUIDv7 id made
+// in [from, to]: the longest prefixes (finest time slots, 65 s at 8 hex
 // digits) that need at most maxPrefixes listings.
-func idPrefixes(from, to time.Time) []string {
+func idPrefixes(base string, from, to time.Time) []string {
 	const maxPrefixes = 64
 	for digits := 8; ; digits-- {
 		shift := uint(48 - 4*digits) // ms bits below the prefix
@@ -100,7 +106,7 @@ func idPrefixes(from, to time.Time) []string {
 		}
 		var out []string
 		for slot := first; slot <= last; slot++ {
-			out = append(out, fmt.Sprintf("%s%0*x", keyPrefix, digits, slot))
+			out = append(out, fmt.Sprintf("%s%0*x", base, digits, slot))
 		}
 		return out
 	}
@@ -111,7 +117,9 @@ func idPrefixes(from, to time.Time) []string {
 func idOfKey(key string) (id string, born time.Time, ok bool) {
 	rest, found := strings.CutPrefix(key, keyPrefix)
 	if !found {
-		return "", time.Time{}, false
+		if rest, found = strings.CutPrefix(key, originalPrefix); !found {
+			return "", time.Time{}, false
+		}
 	}
 	id, _, _ = strings.Cut(rest, "/")
 	u, err := uuid.Parse(id)

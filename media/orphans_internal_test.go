@@ -13,18 +13,19 @@ import (
 func TestIDPrefixesCoverTheWindow(t *testing.T) {
 	now := time.Now()
 	for _, window := range []time.Duration{time.Minute, 3 * time.Hour, 72 * time.Hour, 400 * 24 * time.Hour} {
-		prefixes := idPrefixes(now.Add(-window), now)
-		if len(prefixes) > 64 || window == time.Minute && len(prefixes) > 2 {
+		prefixes := orphanPrefixes(now.Add(-window), now)
+		if len(prefixes) > 2*64 || window == time.Minute && len(prefixes) > 4 {
 			t.Fatalf("%s: %d prefixes", window, len(prefixes))
 		}
 		for _, at := range []time.Time{now.Add(-window), now.Add(-window / 2), now} {
 			id := uuidAt(t, at)
-			key := OriginalKey(id)
-			if !covered(prefixes, key) {
-				t.Fatalf("%s: %s (made %s) is under none of %v", window, key, at, prefixes)
-			}
-			if _, born, ok := idOfKey(key); !ok || born.UnixMilli() != at.UnixMilli() {
-				t.Fatalf("idOfKey(%s) = %s, %v", key, born, ok)
+			for _, key := range objectKeys(id) {
+				if !covered(prefixes, key) {
+					t.Fatalf("%s: %s (made %s) is under none of %v", window, key, at, prefixes)
+				}
+				if got, born, ok := idOfKey(key); !ok || got != id || born.UnixMilli() != at.UnixMilli() {
+					t.Fatalf("idOfKey(%s) = %s, %s, %v", key, got, born, ok)
+				}
 			}
 		}
 	}

@@ -22,7 +22,7 @@ type Store interface {
 	// Finish and Fail change only unfinished rows, so a task that runs twice
 	// cannot move a photo back or overwrite the first result. Fail records
 	// the reason (a label, see FailureReason) and the owner's words.
-	Finish(ctx context.Context, id, thumbHash string, now time.Time) error
+	Finish(ctx context.Context, id, thumbHash string, c photo.Capture, now time.Time) error
 	Fail(ctx context.Context, id, reason, failure string, now time.Time) error
 	// Retry moves a failed photo back to pending as if new (no attempts, no
 	// failure) and returns it. Only a failed row changes, so of two uploads
@@ -33,11 +33,25 @@ type Store interface {
 	Stale(ctx context.Context, before time.Time, limit int) ([]Media, error)
 	// Touch marks a row as looked after, so the next sweep skips it.
 	Touch(ctx context.Context, id string, now time.Time) error
-	// Existing returns which of ids have a row.
+	// Existing returns which of ids have a row (deleted ones included:
+	// their objects are removed by Purge, not by the orphan sweep).
 	Existing(ctx context.Context, ids []string) (map[string]bool, error)
 	// Usage is what an owner stores: photos (rows in any state) and the
 	// bytes of their originals.
 	Usage(ctx context.Context, ownerID string) (Usage, error)
+
+	// MarkDeleted hides a photo at once: every read but Existing answers
+	// ENOTFOUND from then on, and it leaves the guides that showed it, in
+	// the same transaction (their tiles are bumped when the cover changes).
+	// A photo already deleted is ENOTFOUND.
+	MarkDeleted(ctx context.Context, id string, now time.Time) error
+	// MarkOwnerDeleted does the same for every photo of ownerID and returns
+	// the ids of all its deleted photos not yet purged.
+	MarkOwnerDeleted(ctx context.Context, ownerID string, now time.Time) ([]string, error)
+	// Deleted lists photos deleted before before and not yet purged.
+	Deleted(ctx context.Context, before time.Time, limit int) ([]string, error)
+	// Purge removes the row of a deleted photo; a missing row is success.
+	Purge(ctx context.Context, id string) error
 }
 
 // Usage is an account's storage, which its quota bounds.
@@ -85,6 +99,8 @@ type Blobs interface {
 	Delete(ctx context.Context, key string) error
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
 	List(ctx context.Context, prefix string, fn func(Object) error) error
+	// Copy copies an object inside the store; copying again is harmless.
+	Copy(ctx context.Context, src, dst string) error
 }
 
 // Object is one key the object store listed, what the orphan sweep needs
@@ -104,6 +120,9 @@ type Queue interface {
 	Enqueue(ctx context.Context, mediaID string) error
 	// TaskState tells the sweeper whether a photo still has a task.
 	TaskState(ctx context.Context, mediaID string) (TaskState, error)
+	// EnqueuePurge queues the removal of a deleted photo's objects and row.
+	// It is idempotent like Enqueue; a lost one is redone by the sweeper.
+	EnqueuePurge(ctx context.Context, mediaID string) error
 }
 
 // TaskState is what the queue knows of a photo's task.

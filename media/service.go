@@ -166,6 +166,7 @@ func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, err
 		}
 	}
 	if viewerID != "" && viewerID == m.OwnerID {
+		v.Owner = true
 		// Always presigned: the original keeps EXIF and GPS, so it is never
 		// under a public base.
 		if v.OriginalURL, err = s.deps.Blobs.PresignGet(ctx, OriginalKey(m.ID), s.cfg.URLTTL); err != nil {
@@ -173,6 +174,15 @@ func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, err
 		}
 	}
 	return v, nil
+}
+
+// Public is what anyone but the owner may see of a photo: the owner-only
+// fields are blanked, so that no view handed to another feature (a guide)
+// can carry them by mistake.
+func Public(v View) View {
+	v.Owner, v.SHA256, v.Failure, v.FailureReason, v.OriginalURL = false, "", "", "", ""
+	v.Capture = photo.Capture{}
+	return v
 }
 
 func (s *Service) publicURL(ctx context.Context, key string) (string, error) {

@@ -11,6 +11,7 @@ type SweepReport struct {
 	Requeued    int   // unfinished photos with no live task, queued again
 	Failed      int   // unfinished photos whose task the queue gave up on
 	Orphans     int   // originals with no row, deleted
+	Purged      int   // deleted photos whose purge task was lost, purged
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
 }
 
@@ -29,6 +30,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 	}
 	if err := s.deleteOrphans(ctx, &r); err != nil {
 		errs = append(errs, fmt.Errorf("orphans: %w", err))
+	}
+	if err := s.purgeDeleted(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("purge: %w", err))
 	}
 	n, err := s.deps.Keys.DeleteExpired(ctx, s.deps.Clock.Now().Add(-s.cfg.KeyTTL))
 	if err != nil {

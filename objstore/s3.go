@@ -130,6 +130,14 @@ func (b *S3) Exists(ctx context.Context, key string) (bool, error) {
 	return false, err
 }
 
+// Copy copies src to dst inside the bucket, server side. Copying again
+// writes the same bytes, so a repeated copy is safe.
+func (b *S3) Copy(ctx context.Context, src, dst string) error {
+	source := b.bucket + "/" + src
+	_, err := b.client.CopyObject(ctx, &s3.CopyObjectInput{Bucket: &b.bucket, Key: &dst, CopySource: &source})
+	return wrap(err, src)
+}
+
 // Delete removes key; a missing key is not an error, so retries are safe.
 func (b *S3) Delete(ctx context.Context, key string) error {
 	_, err := b.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: &b.bucket, Key: &key})

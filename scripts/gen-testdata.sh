@@ -140,6 +140,16 @@ testgen heif-prop "$TMP/patches.heic" "$out/p3-nclx.heic" nclx 12 # what iPhones
 cp "$out/photo.jpg" "$out/gps.jpg"
 exif -GPSLatitude=48.858370 -GPSLatitudeRef=N -GPSLongitude=2.294481 -GPSLongitudeRef=E \
 	-Make=Guidepost -Model=TestCam -Artist='Secret Person' "$out/gps.jpg"
+# Where and when, in the other containers' EXIF: read for the owner only.
+cp "$out/photo.png" "$out/gps.png"
+cp "$out/photo.webp" "$out/gps.webp"
+cp "$out/photo.heic" "$out/gps.heic"
+exif -GPSLatitude=37.566535 -GPSLatitudeRef=N -GPSLongitude=126.977969 -GPSLongitudeRef=E \
+	-DateTimeOriginal='2026:05:01 09:30:15' -OffsetTimeOriginal='+09:00' "$out/gps.png"
+exif -GPSLatitude=35.658581 -GPSLatitudeRef=N -GPSLongitude=139.745433 -GPSLongitudeRef=E \
+	-DateTimeOriginal='2026:04:02 18:05:00' "$out/gps.webp"
+exif -GPSLatitude=40.689247 -GPSLatitudeRef=N -GPSLongitude=74.044502 -GPSLongitudeRef=W \
+	-DateTimeOriginal='2026:03:03 12:00:00' -OffsetTimeOriginal='-05:00' "$out/gps.heic"
 
 # Corrupt: valid header, scan data cut at 40% and followed by garbage.
 size=$(stat -c %s "$out/photo.jpg")

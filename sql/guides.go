@@ -144,7 +144,11 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, `SELECT id::text, owner_id::text, status FROM media WHERE id = ANY($1::uuid[]) FOR KEY SHARE`, ids)
+	// FOR SHARE, not KEY SHARE: a photo being deleted (an UPDATE of its
+	// row, then its removal from guides) waits for this guide to commit,
+	// then takes the photo out of it too.
+	rows, err := tx.Query(ctx, `SELECT id::text, owner_id::text, status FROM media
+		WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL FOR SHARE`, ids)
 	if err != nil {
 		return translate(err, "media")
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // Media stores photo rows.
@@ -20,15 +21,23 @@ func NewMedia(db *DB) *Media { return &Media{db: db} }
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
-	created_at, updated_at, processed_at`
+	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
-	var processed *time.Time
+	var processed, taken *time.Time
+	var lat, lng *float64
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
-		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed)
+		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed,
+		&taken, &lat, &lng)
 	if processed != nil {
 		m.ProcessedAt = *processed
+	}
+	if taken != nil {
+		m.Capture.TakenAt = *taken
+	}
+	if lat != nil && lng != nil {
+		m.Capture.HasGPS, m.Capture.Lat, m.Capture.Lng = true, *lat, *lng
 	}
 	return m, translate(err, "media")
 }
@@ -55,12 +64,12 @@ func (s *Media) Get(ctx context.Context, id string) (media.Media, error) {
 	if !validUUID(id) {
 		return media.Media{}, translate(pgx.ErrNoRows, "media")
 	}
-	return scanMedia(s.db.Pool.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1`, id))
+	return scanMedia(s.db.Pool.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 AND deleted_at IS NULL`, id))
 }
 
 func (s *Media) BySHA256(ctx context.Context, ownerID, sha256 string) (media.Media, error) {
 	return scanMedia(s.db.Pool.QueryRow(ctx,
-		`SELECT `+mediaColumns+` FROM media WHERE owner_id = $1 AND sha256 = $2`, ownerID, sha256))
+		`SELECT `+mediaColumns+` FROM media WHERE owner_id = $1 AND sha256 = $2 AND deleted_at IS NULL`, ownerID, sha256))
 }
 
 // Start is one statement so that two workers racing on a photo both see a
@@ -71,7 +80,7 @@ func (s *Media) Start(ctx context.Context, id string, now time.Time) (media.Medi
 	}
 	m, err := scanMedia(s.db.Pool.QueryRow(ctx,
 		`UPDATE media SET status = 'processing', attempts = attempts + 1, updated_at = $2
-		 WHERE id = $1 AND status IN ('pending', 'processing')
+		 WHERE id = $1 AND status IN ('pending', 'processing') AND deleted_at IS NULL
 		 RETURNING `+mediaColumns, id, now))
 	if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		return m, err
@@ -79,10 +88,19 @@ func (s *Media) Start(ctx context.Context, id string, now time.Time) (media.Medi
 	return s.Get(ctx, id)
 }
 
-func (s *Media) Finish(ctx context.Context, id, thumbHash string, now time.Time) error {
+func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Capture, now time.Time) error {
+	var taken *time.Time
+	var lat, lng *float64
+	if !c.TakenAt.IsZero() {
+		taken = &c.TakenAt
+	}
+	if c.HasGPS {
+		lat, lng = &c.Lat, &c.Lng
+	}
 	_, err := s.db.Pool.Exec(ctx,
-		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3
-		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now)
+		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3,
+		        taken_at = $4, taken_lat = $5, taken_lng = $6
+		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now, taken, lat, lng)
 	return translate(err, "media")
 }
 
@@ -102,7 +120,7 @@ func (s *Media) Retry(ctx context.Context, id string, now time.Time) (media.Medi
 	return scanMedia(s.db.Pool.QueryRow(ctx,
 		`UPDATE media SET status = 'pending', attempts = 0, failure = NULL, failure_reason = NULL,
 		        thumbhash = NULL, processed_at = NULL, updated_at = $2
-		 WHERE id = $1 AND status = 'failed'
+		 WHERE id = $1 AND status = 'failed' AND deleted_at IS NULL
 		 RETURNING `+mediaColumns, id, now))
 }
 
@@ -110,7 +128,7 @@ func (s *Media) Retry(ctx context.Context, id string, now time.Time) (media.Medi
 func (s *Media) Stale(ctx context.Context, before time.Time, limit int) ([]media.Media, error) {
 	rows, err := s.db.Pool.Query(ctx,
 		`SELECT `+mediaColumns+` FROM media
-		 WHERE status IN ('pending', 'processing') AND updated_at < $1
+		 WHERE status IN ('pending', 'processing') AND updated_at < $1 AND deleted_at IS NULL
 		 ORDER BY updated_at LIMIT $2`, before, limit)
 	if err != nil {
 		return nil, translate(err, "media")

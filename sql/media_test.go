@@ -15,6 +15,7 @@ import (
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/media/photo"
 	"github.com/guidepost/guidepost/migrations"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -78,14 +79,17 @@ func TestMediaLifecycleIsOneWay(t *testing.T) {
 			t.Fatalf("start %d: %+v, %v", i, got, err)
 		}
 	}
-	if err := s.Finish(ctx, m.ID, "hash", t0.Add(2*time.Minute)); err != nil {
+	taken := time.Date(2026, 5, 1, 9, 30, 15, 0, time.FixedZone("", 9*3600))
+	capture := photo.Capture{TakenAt: taken, HasGPS: true, Lat: 37.566535, Lng: 126.977969}
+	if err := s.Finish(ctx, m.ID, "hash", capture, t0.Add(2*time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	s.Finish(ctx, m.ID, "other", t0.Add(3*time.Minute))
+	s.Finish(ctx, m.ID, "other", photo.Capture{}, t0.Add(3*time.Minute))
 	s.Fail(ctx, m.ID, "corrupt", "nope", t0.Add(3*time.Minute))
 	got, err := s.Start(ctx, m.ID, t0.Add(4*time.Minute))
 	if err != nil || got.Status != media.StatusReady || got.Attempts != 2 || got.ThumbHash != "hash" ||
-		got.Failure != "" || !got.ProcessedAt.Equal(t0.Add(2*time.Minute)) {
+		got.Failure != "" || !got.ProcessedAt.Equal(t0.Add(2*time.Minute)) ||
+		!got.Capture.TakenAt.Equal(taken) || got.Capture.Lat != capture.Lat || got.Capture.Lng != capture.Lng || !got.Capture.HasGPS {
 		t.Fatalf("after finish: %+v, %v", got, err)
 	}
 	if _, err := s.Start(ctx, uuid.NewString(), t0); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
@@ -103,7 +107,7 @@ func TestMediaStaleTouchAndExisting(t *testing.T) {
 	for _, m := range []media.Media{old, fresh, done} {
 		s.Create(ctx, m)
 	}
-	s.Finish(ctx, done.ID, "", t0)
+	s.Finish(ctx, done.ID, "", photo.Capture{}, t0)
 	stale, err := s.Stale(ctx, t0.Add(time.Minute), 10)
 	if err != nil || len(stale) != 1 || stale[0].ID != old.ID {
 		t.Fatalf("stale: %+v, %v", stale, err)

@@ -27,14 +27,14 @@ func (s *Users) CreateUser(ctx context.Context, u auth.User) error {
 }
 
 func (s *Users) UserByEmail(ctx context.Context, email string) (auth.User, error) {
-	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1)`, email)
+	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1) AND deleted_at IS NULL`, email)
 }
 
 func (s *Users) UserByID(ctx context.Context, id string) (auth.User, error) {
 	if !validUUID(id) {
 		return auth.User{}, translate(pgx.ErrNoRows, "user")
 	}
-	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1`, id)
+	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL`, id)
 }
 
 func (s *Users) one(ctx context.Context, query string, arg any) (auth.User, error) {

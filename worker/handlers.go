@@ -32,16 +32,13 @@ func deriveHandler(d Deriver, m *Metrics) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		start := time.Now()
 		var p derivePayload
-		if err := json.Unmarshal(t.Payload(), &p); err != nil || p.MediaID == "" {
-			m.taskDone(t.Type(), "bad_payload", start)
-			return fmt.Errorf("%s: bad payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
-		}
-		if p.RequestID != "" {
-			ctx = guidepost.WithRequestID(ctx, p.RequestID)
+		ctx, err := decodePayload(ctx, t, &p, m, start)
+		if err != nil {
+			return err
 		}
 		retried, _ := asynq.GetRetryCount(ctx)
 		maxRetry, _ := asynq.GetMaxRetry(ctx)
-		err := d.Derive(ctx, media.DeriveTask{MediaID: p.MediaID, LastTry: retried >= maxRetry})
+		err = d.Derive(ctx, media.DeriveTask{MediaID: p.MediaID, LastTry: retried >= maxRetry})
 		if err == nil {
 			m.taskDone(t.Type(), "", start)
 			return nil
@@ -52,4 +49,29 @@ func deriveHandler(d Deriver, m *Metrics) asynq.HandlerFunc {
 		}
 		return err
 	}
+}
+
+// payload is a task's JSON body: what it is about, and the request that
+// queued it.
+type payload interface {
+	about() (id, requestID string)
+}
+
+func (p *derivePayload) about() (string, string) { return p.MediaID, p.RequestID }
+
+// decodePayload reads a task's payload into p. One that does not parse or
+// names nothing can never succeed: it is archived at once. The context
+// returned carries the request id, so the service's lines name the request
+// that queued the task.
+func decodePayload(ctx context.Context, t *asynq.Task, p payload, m *Metrics, start time.Time) (context.Context, error) {
+	err := json.Unmarshal(t.Payload(), p)
+	id, requestID := p.about()
+	if err != nil || id == "" {
+		m.taskDone(t.Type(), "bad_payload", start)
+		return ctx, fmt.Errorf("%s: bad payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)
+	}
+	if requestID != "" {
+		ctx = guidepost.WithRequestID(ctx, requestID)
+	}
+	return ctx, nil
 }

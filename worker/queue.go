@@ -75,6 +75,12 @@ func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
 			err = q.enqueue(ctx, task, mediaID)
 		}
 	}
+	return enqueueError(err)
+}
+
+// enqueueError: a task already queued under the id is success; anything
+// but the caller giving up means the queue is unavailable.
+func enqueueError(err error) error {
 	switch {
 	case err == nil, errors.Is(err, asynq.ErrTaskIDConflict):
 		return nil

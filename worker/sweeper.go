@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -22,11 +23,18 @@ type Sweepable interface {
 	Sweep(ctx context.Context) (media.SweepReport, error)
 }
 
+// AccountSweepable removes deleted accounts whose purge was lost;
+// *account.Service implements it.
+type AccountSweepable interface {
+	Sweep(ctx context.Context) (removed int, err error)
+}
+
 // Sweeper runs the media sweep in every worker process, one process at a
 // time across the fleet.
 type Sweeper struct {
 	Lock     Locker
 	Media    Sweepable
+	Accounts AccountSweepable // optional
 	Interval time.Duration
 	Metrics  *Metrics
 	Log      *slog.Logger
@@ -58,6 +66,13 @@ func (s *Sweeper) Once(ctx context.Context) {
 	ran, err := s.Lock.Exclusively(ctx, func(ctx context.Context) error {
 		var err error
 		report, err = s.Media.Sweep(ctx)
+		if s.Accounts != nil {
+			removed, aerr := s.Accounts.Sweep(ctx)
+			if removed > 0 {
+				s.Log.Info("account sweep", "removed", removed)
+			}
+			err = errors.Join(err, aerr)
+		}
 		return err
 	})
 	s.Metrics.swept(report, ran, err)
@@ -67,6 +82,6 @@ func (s *Sweeper) Once(ctx context.Context) {
 			"failed", report.Failed, "orphans", report.Orphans)
 	case report != (media.SweepReport{}):
 		s.Log.Info("media sweep", "requeued", report.Requeued, "failed", report.Failed,
-			"orphans", report.Orphans, "keys_expired", report.KeysExpired)
+			"orphans", report.Orphans, "purged", report.Purged, "keys_expired", report.KeysExpired)
 	}
 }

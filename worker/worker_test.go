@@ -342,6 +342,9 @@ func (brokenQueue) Enqueue(context.Context, string) error {
 func (brokenQueue) TaskState(context.Context, string) (media.TaskState, error) {
 	return 0, errors.New("redis: connection refused")
 }
+func (brokenQueue) EnqueuePurge(context.Context, string) error {
+	return errors.New("redis: connection refused")
+}
 
 // counterValue reads the series of name that has a label valued label.
 func counterValue(t *testing.T, reg *prometheus.Registry, name, label string) float64 {

@@ -2,17 +2,48 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/guidepost/guidepost/config"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
+// migrate applies the SQL migrations, then moves objects stored under an
+// older key layout. Both steps are safe to run twice, from several
+// processes at once, and while servers run.
 func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 	db, err := gsql.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
 	}
 	defer db.Close()
-	return db.Migrate(ctx, log)
+	if err := db.Migrate(ctx, log); err != nil {
+		return err
+	}
+	return migrateObjects(ctx, cfg, log)
+}
+
+// migrateObjects moves originals to their own prefix (see
+// media.MoveOriginals).
+func migrateObjects(ctx context.Context, cfg config.Config, log *slog.Logger) error {
+	blobs := objstore.New(objstore.Config{
+		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
+	})
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := blobs.Ping(pctx); err != nil {
+		return fmt.Errorf("s3: cannot reach bucket %q at %s: %v", cfg.S3Bucket, cfg.S3Endpoint, err)
+	}
+	start := time.Now()
+	moved, err := media.MoveOriginals(ctx, blobs)
+	if err != nil {
+		return fmt.Errorf("moving originals to their own prefix: %w", err)
+	}
+	log.Info("objects migrated", "originals_moved", moved, "took", time.Since(start).Round(time.Millisecond))
+	return nil
 }

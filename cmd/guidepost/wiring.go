@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/cache"
@@ -27,19 +28,23 @@ import (
 
 // The implementations the features consume, checked at compile time.
 var (
-	_ media.Blobs       = (*objstore.S3)(nil)
-	_ media.Store       = (*gsql.Media)(nil)
-	_ media.Keys        = (*gsql.IdempotencyKeys)(nil)
-	_ media.Queue       = (*worker.Queue)(nil)
-	_ worker.Locker     = (*gsql.Media)(nil)
-	_ api.MediaService  = (*media.Service)(nil)
-	_ guides.Store      = (*gsql.Guides)(nil)
-	_ guides.Store      = (*cache.Guides)(nil)
-	_ guides.TileSource = (*gsql.Guides)(nil)
-	_ api.GuideService  = (*guides.Service)(nil)
-	_ guides.MediaURLs  = (*media.Service)(nil)
-	_ api.Limiter       = (*ratelimit.Redis)(nil)
-	_ auth.Limiter      = (*ratelimit.Redis)(nil)
+	_ media.Blobs        = (*objstore.S3)(nil)
+	_ media.Store        = (*gsql.Media)(nil)
+	_ media.Keys         = (*gsql.IdempotencyKeys)(nil)
+	_ media.Queue        = (*worker.Queue)(nil)
+	_ worker.Locker      = (*gsql.Media)(nil)
+	_ api.MediaService   = (*media.Service)(nil)
+	_ guides.Store       = (*gsql.Guides)(nil)
+	_ guides.Store       = (*cache.Guides)(nil)
+	_ guides.TileSource  = (*gsql.Guides)(nil)
+	_ api.GuideService   = (*guides.Service)(nil)
+	_ guides.MediaURLs   = (*media.Service)(nil)
+	_ account.Store      = (*gsql.Accounts)(nil)
+	_ account.Photos     = (*media.Service)(nil)
+	_ account.Queue      = (*worker.Queue)(nil)
+	_ api.AccountService = (*account.Service)(nil)
+	_ api.Limiter        = (*ratelimit.Redis)(nil)
+	_ auth.Limiter       = (*ratelimit.Redis)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -131,7 +136,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
 	lim := a.cfg.Limits
 	limiter := ratelimit.New(a.redis, ratelimit.Options{Registerer: a.registry, Log: a.logFor("ratelimit")})
-	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock).WithLoginLimits(auth.LoginLimits{
+	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).WithLoginLimits(auth.LoginLimits{
 		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
 	})
 	deps.Limiter = limiter
@@ -140,9 +145,10 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.TrustedProxies = lim.TrustedProxies
 	mediaSvc := a.mediaService(nil)
 	deps.Media = mediaSvc
+	deps.Accounts = a.accountService(mediaSvc)
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stop := a.guideStore(ctx)
-	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc)
+	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc)
 	return stop
 }
 
@@ -170,6 +176,14 @@ func (a *app) childRenderer() media.Renderer {
 		return nil
 	}
 	return &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}, Log: a.logFor("render")}
+}
+
+// accountService deletes accounts; the API marks them, the worker removes
+// what they owned through photos.
+func (a *app) accountService(photos account.Photos) *account.Service {
+	return account.New(account.Deps{
+		Store: gsql.NewAccounts(a.db), Photos: photos, Queue: worker.NewQueue(a.redis), Clock: a.clock, Log: a.logFor("account"),
+	})
 }
 
 // guideStore is the PostgreSQL store, behind the nearby/viewport cache

@@ -36,8 +36,11 @@ func (a *app) runWorker(ctx context.Context) error {
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	svc := a.mediaService(metrics)
 	m := a.cfg.Media
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Interval: m.SweepInterval, Metrics: metrics, Log: a.logFor("sweeper")}
-	w := worker.New(a.redis, worker.NewMux(svc, metrics), sweeper, worker.Config{
+	accounts := a.accountService(svc)
+	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Accounts: accounts, Interval: m.SweepInterval, Metrics: metrics, Log: a.logFor("sweeper")}
+	mux := worker.NewMux(svc, metrics)
+	worker.HandlePurges(mux, svc.Purge, accounts.Purge, metrics)
+	w := worker.New(a.redis, mux, sweeper, worker.Config{
 		Concurrency: a.cfg.WorkerConcurrency, ShutdownTimeout: a.cfg.ShutdownTimeout, Log: a.logFor("worker"),
 	})
 	g, gctx := errgroup.WithContext(ctx)

@@ -26,6 +26,7 @@ type meta struct {
 	// WebP: the frame's own size (0 when absent) and whether it is lossless.
 	frameW, frameH int
 	lossless       bool
+	exif           []byte // the EXIF TIFF block, for ReadCapture
 }
 
 // Bounds on what a header scan may read or keep, whatever the file claims.
@@ -97,7 +98,7 @@ func jpegMeta(br *bufio.Reader) meta {
 		case marker == 0xEE:
 			adobe = adobe || bytes.HasPrefix(seg, []byte("Adobe"))
 		case marker == 0xE1 && m.orientation == 0 && bytes.HasPrefix(seg, []byte("Exif\x00\x00")):
-			m.orientation = exifOrientation(seg)
+			m.orientation, m.exif = exifOrientation(seg), seg
 		case marker == 0xE2 && bytes.HasPrefix(seg, []byte("ICC_PROFILE\x00")) && len(seg) > 14:
 			icc = addICCChunk(icc, seg[12], seg[13], seg[14:])
 		}
@@ -211,7 +212,7 @@ func pngMeta(br *bufio.Reader) meta {
 		}
 		data = data[:n]
 		if typ == "eXIf" {
-			m.orientation = exifOrientation(data)
+			m.orientation, m.exif = exifOrientation(data), data
 		} else {
 			m.icc = inflateICC(data)
 		}
@@ -290,7 +291,7 @@ func webpMeta(r io.ReadSeeker) meta {
 			return m
 		}
 		if typ == "EXIF" {
-			m.orientation = exifOrientation(data)
+			m.orientation, m.exif = exifOrientation(data), data
 		} else {
 			m.icc = data
 		}

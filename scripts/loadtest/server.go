@@ -32,7 +32,9 @@ func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, mode)
-	cmd.Env = append(os.Environ(), "HTTP_ADDR="+addr)
+	// Virtual users sign in once and never refresh: their access tokens
+	// must outlive the run, not the 15-minute default.
+	cmd.Env = append(os.Environ(), "HTTP_ADDR="+addr, "TOKEN_TTL=24h")
 	if os.Getenv("GUIDEPOST_ENV") == "" && os.Getenv("JWT_SECRET") == "" {
 		// A server started here is local: it may run on the development
 		// secret, which it refuses unless told so.

@@ -73,7 +73,8 @@ func main() {
 
 type noQueue struct{}
 
-func (noQueue) Enqueue(context.Context, string) error { return nil }
+func (noQueue) Enqueue(context.Context, string) error      { return nil }
+func (noQueue) EnqueuePurge(context.Context, string) error { return nil }
 func (noQueue) TaskState(context.Context, string) (media.TaskState, error) {
 	return media.TaskLive, nil
 }

@@ -1,0 +1,173 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
+)
+
+// refreshPrefix marks our refresh tokens, so a client that swaps the two
+// tokens gets a clear answer and secret scanners can recognise a leak.
+const refreshPrefix = "gpr_"
+
+// newRefreshToken returns a random token and the hash that is stored.
+func newRefreshToken() (token string, hash []byte) {
+	token = refreshPrefix + rand.Text() // 130 random bits
+	return token, hashRefresh(token)
+}
+
+func hashRefresh(token string) []byte {
+	sum := sha256.Sum256([]byte(token))
+	return sum[:]
+}
+
+func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
+
+// session opens a new session for u: a row, its first refresh token, and
+// an access token naming both.
+func (s *Service) session(ctx context.Context, u User) (Session, error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return Session{}, err
+	}
+	now := s.now()
+	row := SessionRow{ID: id.String(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.refreshTTL)}
+	refresh, hash := newRefreshToken()
+	if err := s.store.CreateSession(ctx, row, hash); err != nil {
+		return Session{}, err
+	}
+	return s.issue(u, row, refresh)
+}
+
+func (s *Service) issue(u User, row SessionRow, refresh string) (Session, error) {
+	tok, err := s.tokens.Issue(u.ID, row.ID)
+	if err != nil {
+		return Session{}, err
+	}
+	return Session{User: u, AccessToken: tok, ExpiresIn: s.tokens.ttl,
+		RefreshToken: refresh, RefreshExpiresIn: row.ExpiresAt.Sub(s.now())}, nil
+}
+
+var errRefresh = guidepost.Errorf(guidepost.EUNAUTHORIZED, "the refresh token is invalid, expired or revoked; sign in again")
+
+// Refresh exchanges a refresh token for a new access token and the next
+// refresh token; the presented one stops working. Presenting a token that
+// was already exchanged means two parties hold it (it leaked): the whole
+// session is revoked, so the thief's copy dies with the owner's.
+func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, error) {
+	if !strings.HasPrefix(refreshToken, refreshPrefix) {
+		return Session{}, errRefresh
+	}
+	next, nextHash := newRefreshToken()
+	row, outcome, err := s.store.RotateRefresh(ctx, hashRefresh(refreshToken), nextHash, s.now())
+	switch {
+	case err != nil:
+		return Session{}, err
+	case outcome == Reused:
+		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "this refresh token was already used; the session is revoked, sign in again")
+	case outcome != Rotated:
+		return Session{}, errRefresh
+	}
+	u, err := s.store.UserByID(ctx, row.UserID)
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return Session{}, errRefresh
+	}
+	if err != nil {
+		return Session{}, err
+	}
+	return s.issue(u, row, next)
+}
+
+// Logout revokes the caller's session: its access and refresh tokens stop
+// working at once. A token from before sessions has nothing to revoke.
+func (s *Service) Logout(ctx context.Context, c Caller) error {
+	if c.SessionID == "" {
+		return nil
+	}
+	return s.store.RevokeSession(ctx, c.SessionID, s.now())
+}
+
+// Authenticate maps a bearer token to its caller. Besides the signature
+// and expiry, the token's session must be live: one primary-key lookup in
+// PostgreSQL per authenticated request, so that a logout, a password
+// change or a deleted account takes effect on every server at once.
+func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error) {
+	c, err := s.tokens.Verify(token)
+	if err != nil {
+		return Caller{}, err
+	}
+	live, err := s.store.SessionLive(ctx, c, s.now())
+	if err != nil {
+		return Caller{}, err
+	}
+	if !live {
+		return Caller{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the session has ended; sign in again")
+	}
+	return c, nil
+}
+
+// ChangePassword checks the current password, stores the new one and
+// revokes every session of the account (every device signs in again);
+// the caller gets a fresh session.
+func (s *Service) ChangePassword(ctx context.Context, userID, current, next string) (Session, error) {
+	if err := checkPasswordRule("new_password", next); err != nil {
+		return Session{}, err
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return Session{}, err
+	}
+	if u.PasswordHash == "" {
+		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "a guest account has no password; upgrade it first")
+	}
+	var ok bool
+	if err := s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(u.PasswordHash, current); return }); err != nil {
+		return Session{}, err
+	}
+	if !ok {
+		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "current_password", Message: "is incorrect"})
+	}
+	var hash string
+	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(next); return }); err != nil {
+		return Session{}, err
+	}
+	if err := s.store.SetPassword(ctx, userID, hash, s.now()); err != nil {
+		return Session{}, err
+	}
+	u.PasswordHash = hash
+	return s.session(ctx, u)
+}
+
+// Upgrade turns the caller's guest account into a full one in place: the
+// same id, so every guide, photo and like it made stays its own. Its
+// sessions stay live; the answer is a new session for the full account.
+func (s *Service) Upgrade(ctx context.Context, userID string, in SignupInput) (Session, error) {
+	if err := in.validate(); err != nil {
+		return Session{}, err
+	}
+	u, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return Session{}, err
+	}
+	if !u.Guest {
+		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+	}
+	var hash string
+	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
+		return Session{}, err
+	}
+	u.Email, u.DisplayName, u.PasswordHash, u.Guest = in.Email, in.DisplayName, hash, false
+	if err := s.store.Upgrade(ctx, u); err != nil {
+		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+			return Session{}, guidepost.Wrap(guidepost.ECONFLICT, err, "an account with this email already exists")
+		}
+		return Session{}, err
+	}
+	return s.session(ctx, u)
+}

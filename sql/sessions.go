@@ -1,0 +1,112 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+)
+
+func (s *Users) CreateSession(ctx context.Context, r auth.SessionRow, refreshHash []byte) error {
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			r.ID, r.UserID, r.CreatedAt, r.ExpiresAt)
+		if err != nil {
+			return translate(err, "session")
+		}
+		_, err = tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)`,
+			refreshHash, r.ID, r.CreatedAt)
+		return translate(err, "session")
+	})
+}
+
+// RotateRefresh locks the token's row, so that of two refreshes racing
+// with one token exactly one rotates it and the other counts as a reuse.
+func (s *Users) RotateRefresh(ctx context.Context, old, next []byte, now time.Time) (auth.SessionRow, auth.Rotation, error) {
+	var r auth.SessionRow
+	outcome := auth.Dead
+	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
+		var used, revoked, deleted *time.Time
+		err := tx.QueryRow(ctx, `SELECT s.id::text, s.user_id::text, s.created_at, s.expires_at, t.used_at, s.revoked_at, u.deleted_at
+			FROM refresh_tokens t JOIN sessions s ON s.id = t.session_id JOIN users u ON u.id = s.user_id
+			WHERE t.hash = $1 FOR UPDATE OF t`, old).
+			Scan(&r.ID, &r.UserID, &r.CreatedAt, &r.ExpiresAt, &used, &revoked, &deleted)
+		switch {
+		case errors.Is(err, pgx.ErrNoRows):
+			return nil
+		case err != nil:
+			return translate(err, "session")
+		case revoked != nil || deleted != nil || !now.Before(r.ExpiresAt):
+			return nil
+		case used != nil:
+			outcome = auth.Reused
+			_, err := tx.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, r.ID, now)
+			return translate(err, "session")
+		}
+		if _, err := tx.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE hash = $1`, old, now); err != nil {
+			return translate(err, "session")
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)`, next, r.ID, now); err != nil {
+			return translate(err, "session")
+		}
+		outcome = auth.Rotated
+		return nil
+	})
+	return r, outcome, err
+}
+
+func (s *Users) RevokeSession(ctx context.Context, sessionID string, now time.Time) error {
+	if !validUUID(sessionID) {
+		return nil
+	}
+	_, err := s.db.Pool.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, sessionID, now)
+	return translate(err, "session")
+}
+
+// SessionLive is the check every authenticated request pays: two
+// primary-key probes in one statement.
+func (s *Users) SessionLive(ctx context.Context, c auth.Caller, now time.Time) (bool, error) {
+	if !validUUID(c.UserID) || c.SessionID != "" && !validUUID(c.SessionID) {
+		return false, nil
+	}
+	var live bool
+	var err error
+	if c.SessionID == "" {
+		err = s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)`, c.UserID).Scan(&live)
+	} else {
+		err = s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+			WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.deleted_at IS NULL)`,
+			c.SessionID, c.UserID, now).Scan(&live)
+	}
+	return live, translate(err, "session")
+}
+
+func (s *Users) SetPassword(ctx context.Context, userID, hash string, now time.Time) error {
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `UPDATE users SET password_hash = $2 WHERE id = $1 AND deleted_at IS NULL`, userID, hash); err != nil {
+			return translate(err, "user")
+		}
+		return revokeAll(ctx, tx, userID, now)
+	})
+}
+
+func revokeAll(ctx context.Context, tx pgx.Tx, userID string, now time.Time) error {
+	_, err := tx.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE user_id = $1 AND revoked_at IS NULL`, userID, now)
+	return translate(err, "session")
+}
+
+func (s *Users) Upgrade(ctx context.Context, u auth.User) error {
+	tag, err := s.db.Pool.Exec(ctx, `UPDATE users SET email = $2, display_name = $3, password_hash = $4, guest = false
+		WHERE id = $1 AND guest AND deleted_at IS NULL`, u.ID, u.Email, u.DisplayName, u.PasswordHash)
+	if err != nil {
+		return translate(err, "user")
+	}
+	if tag.RowsAffected() == 0 {
+		return guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+	}
+	return nil
+}
