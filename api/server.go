@@ -24,6 +24,7 @@ type Deps struct {
 	Registry *prometheus.Registry
 	Auth     *auth.Service
 	Media    MediaService
+	Uploads  UploadService // direct uploads to S3
 	Guides   GuideService
 	Checks   []Check
 	Clock    guidepost.Clock
@@ -85,6 +86,7 @@ func (s *Server) routes() {
 	v1 := e.Group("/v1", s.shed.handler, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
+	s.uploadRoutes(v1)
 	s.guideRoutes(v1)
 }
 

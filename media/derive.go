@@ -64,6 +64,9 @@ func (s *Service) derive(ctx context.Context, m Media) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := checkSHA256(data, m.SHA256); err != nil {
+		return "", err
+	}
 	res, err := s.renderBounded(ctx, data)
 	if err != nil {
 		return "", err

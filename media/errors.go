@@ -85,8 +85,11 @@ const (
 	failMissing   = "The uploaded file was lost before it could be processed. Please upload it again."
 	failGaveUp    = "We could not process this photo. Please upload it again."
 	failComplex   = "The photo is coded in a way that takes too long or too much memory to read. Please export it again as a standard JPEG, PNG or HEIC."
+	failChecksum  = "The photo's bytes do not match the SHA-256 its upload declared: the file changed or was damaged on the way. Please upload it again."
 	reasonGaveUp  = "gave_up"
 	reasonMissing = "missing_original"
+	// reasonChecksum: a direct upload's declared SHA-256 is not its bytes'.
+	reasonChecksum = "checksum_mismatch"
 
 	reasonCorrupt     = "corrupt"
 	reasonUnsupported = "unsupported"

@@ -12,6 +12,8 @@ type SweepReport struct {
 	Failed      int   // unfinished photos whose task the queue gave up on
 	Orphans     int   // originals with no row, deleted
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
+	// UploadsAborted counts direct uploads left open past their TTL, aborted.
+	UploadsAborted int
 }
 
 // sweepBatch bounds the rows one sweep checks; the rest wait for the next.
@@ -29,6 +31,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 	}
 	if err := s.deleteOrphans(ctx, &r); err != nil {
 		errs = append(errs, fmt.Errorf("orphans: %w", err))
+	}
+	if err := s.abortAbandoned(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("direct uploads: %w", err))
 	}
 	n, err := s.deps.Keys.DeleteExpired(ctx, s.deps.Clock.Now().Add(-s.cfg.KeyTTL))
 	if err != nil {

@@ -32,6 +32,9 @@ var (
 	_ media.Queue       = (*worker.Queue)(nil)
 	_ worker.Locker     = (*gsql.Media)(nil)
 	_ api.MediaService  = (*media.Service)(nil)
+	_ api.UploadService = (*media.Service)(nil)
+	_ media.Multipart   = (*objstore.S3)(nil)
+	_ media.Uploads     = (*gsql.Uploads)(nil)
 	_ guides.Store      = (*gsql.Guides)(nil)
 	_ guides.Store      = (*cache.Guides)(nil)
 	_ guides.TileSource = (*gsql.Guides)(nil)
@@ -127,6 +130,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock)
 	mediaSvc := a.mediaService(nil)
 	deps.Media = mediaSvc
+	deps.Uploads = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stop := a.guideStore(ctx)
 	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc)
@@ -141,9 +145,13 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
 		Renderer: a.childRenderer(),
+		Uploads: gsql.NewUploads(a.db), Multipart: a.blobs,
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
+		Direct: media.DirectConfig{
+			TTL: m.UploadTTL, URLTTL: m.UploadURLTTL, MaxOpen: m.UploadMaxOpen, DayBytes: m.UploadDayBytes,
+		},
 	})
 }
 
