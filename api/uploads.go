@@ -49,7 +49,8 @@ type newUploadJSON struct {
 type partJSON struct {
 	Number int32  `json:"number"`
 	Bytes  int64  `json:"bytes"`
-	URL    string `json:"url,omitempty"`
+	URL    string `json:"url"`
+	ETag   string `json:"etag,omitempty"`
 }
 
 type uploadJSON struct {
@@ -76,9 +77,9 @@ func toUploadJSON(t media.UploadTicket) uploadJSON {
 		j.Parts = append(j.Parts, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL})
 	}
 	for _, p := range t.Held {
-		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Size})
+		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, ETag: p.ETag})
 	}
-	if len(t.Send) > 0 {
+	if len(t.Send)+len(t.Held) > 0 {
 		j.URLsExpireAt = &t.URLsUntil
 	}
 	if t.Photo != nil {

@@ -66,20 +66,30 @@ type Uploads interface {
 	DeleteUploads(ctx context.Context, before time.Time) (int64, error)
 }
 
-// PartURL is where to PUT one part.
+// PartURL is where to PUT one part. For a part the store holds, ETag is
+// the store's MD5 of the bytes it received; a client whose part has another
+// MD5 PUTs it again to URL (see UploadTicket).
 type PartURL struct {
 	Number int32
 	Bytes  int64
 	URL    string
+	ETag   string
 }
 
 // UploadTicket is an upload as its owner sees it: the parts the store holds
 // and fresh URLs for the rest.
+//
+// Held parts carry a URL too. S3 keeps no part whose PUT was cut off, but
+// versitygw 1.8 (our S3 server in development and tests) does: it lists a
+// cut part at its full size, zero-filled after the cut, with the MD5 of the
+// bytes it really got as its ETag. So a resuming client compares each held
+// part's ETag with its own part's MD5 and sends a differing one again; the
+// worker's SHA-256 check fails a photo whose client did not.
 type UploadTicket struct {
 	Upload
-	Held      []Part    // parts the store holds
+	Held      []PartURL // parts the store holds, with their ETag
 	Send      []PartURL // parts still to send
-	URLsUntil time.Time // when the URLs in Send expire
+	URLsUntil time.Time // when the URLs expire
 	Photo     *View     // once completed
 }
 

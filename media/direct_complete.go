@@ -140,7 +140,11 @@ func (s *Service) joinParts(ctx context.Context, u Upload) error {
 	if len(t.Send) > 0 {
 		return errMissingParts(t.Send)
 	}
-	return s.deps.Multipart.CompleteMultipart(ctx, u.Key, u.StoreID, t.Held)
+	parts := make([]Part, len(t.Held))
+	for i, p := range t.Held {
+		parts[i] = Part{Number: p.Number, Size: p.Bytes, ETag: p.ETag}
+	}
+	return s.deps.Multipart.CompleteMultipart(ctx, u.Key, u.StoreID, parts)
 }
 
 func errMissingParts(missing []PartURL) error {

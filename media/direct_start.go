@@ -250,28 +250,31 @@ func (s *Service) ownUpload(ctx context.Context, id, ownerID string) (Upload, er
 	return u, nil
 }
 
-// ticket presigns a URL for every part the store does not hold at its
-// size. Presigning is local computation, no request to the store.
+// ticket presigns a URL for every part: the ones the store does not hold
+// at their size go to Send, the others to Held (see UploadTicket).
+// Presigning is local computation, no request to the store.
 func (s *Service) ticket(ctx context.Context, u Upload, held []Part) (UploadTicket, error) {
-	t := UploadTicket{Upload: u, Held: []Part{}, Send: []PartURL{}}
-	have := map[int32]bool{}
+	t := UploadTicket{Upload: u, Held: []PartURL{}, Send: []PartURL{}}
+	have := map[int32]string{}
 	for _, p := range held {
 		if p.Number >= 1 && p.Number <= u.Parts() && p.Size == u.PartBytes(p.Number) {
-			have[p.Number] = true
-			t.Held = append(t.Held, p)
+			have[p.Number] = p.ETag
 		}
 	}
 	ttl := s.cfg.Direct.URLTTL
 	t.URLsUntil = s.deps.Clock.Now().Add(ttl)
 	for n := int32(1); n <= u.Parts(); n++ {
-		if have[n] {
-			continue
-		}
 		url, err := s.deps.Multipart.PresignPart(ctx, u.Key, u.StoreID, n, u.PartBytes(n), ttl)
 		if err != nil {
 			return UploadTicket{}, err
 		}
-		t.Send = append(t.Send, PartURL{Number: n, Bytes: u.PartBytes(n), URL: url})
+		p := PartURL{Number: n, Bytes: u.PartBytes(n), URL: url}
+		if etag, ok := have[n]; ok {
+			p.ETag = etag
+			t.Held = append(t.Held, p)
+		} else {
+			t.Send = append(t.Send, p)
+		}
 	}
 	return t, nil
 }
