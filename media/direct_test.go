@@ -424,7 +424,7 @@ func TestSweeperAbortsAbandonedUploads(t *testing.T) {
 	if r, err := d.svc.Sweep(ctx); err != nil || r.UploadsAborted != 0 {
 		t.Fatalf("a sweep before TTL aborted %d: %v", r.UploadsAborted, err)
 	}
-	d.clock.Add(time.Hour + time.Minute)
+	d.clock.Add(time.Hour + 2*time.Minute)
 	r, err := d.svc.Sweep(ctx)
 	if err != nil {
 		t.Fatal(err)

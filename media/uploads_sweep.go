@@ -12,8 +12,8 @@ import (
 //   - each expired upload row: its store upload is aborted, an object a
 //     complete call joined before dying without a row is deleted, and the
 //     row is marked aborted;
-//   - each store upload initiated more than TTL ago (ListMultipartUploads),
-//     which covers one whose row was never written;
+//   - each store upload initiated more than TTL (and a minute) ago
+//     (ListMultipartUploads), which covers one whose row was never written;
 //   - rows a day past their expiry are forgotten (the day's byte allowance
 //     counts them until then).
 func (s *Service) abortAbandoned(ctx context.Context, r *SweepReport) error {
@@ -34,9 +34,12 @@ func (s *Service) abortAbandoned(ctx context.Context, r *SweepReport) error {
 		}
 		r.UploadsAborted++
 	}
+	// The store's clock is not ours and its times have whole seconds: a
+	// little slack keeps this leg off uploads whose row has not expired.
 	cutoff := now.Add(-s.cfg.Direct.TTL)
+	storeCutoff := cutoff.Add(-min(s.cfg.Direct.TTL, time.Minute))
 	err = s.deps.Multipart.ListMultipart(ctx, "", func(o OpenUpload) error {
-		if !o.Initiated.Before(cutoff) {
+		if !o.Initiated.Before(storeCutoff) {
 			return nil
 		}
 		if err := s.deps.Multipart.AbortMultipart(ctx, o.Key, o.UploadID); err != nil {
