@@ -164,8 +164,8 @@ func errMissingParts(missing []PartURL) error {
 // reading only its head: the real size, the type from its magic bytes
 // against the declared one, and the pixel count from the header.
 func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
-	size, err := s.deps.Multipart.Size(ctx, u.Key)
-	switch {
+	r, err := openRange(ctx, s.deps.Multipart, u.Key)
+	switch size := r.size; {
 	case err != nil:
 		return photo.Info{}, err
 	case size > s.cfg.MaxBytes:
@@ -173,8 +173,7 @@ func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
 	case size != u.Bytes:
 		return photo.Info{}, errUnprocessable("bytes", fmt.Sprintf("declared %d, but %d arrived", u.Bytes, size), nil)
 	}
-	r := newRangeReader(ctx, s.deps.Multipart, u.Key, size)
-	head := make([]byte, min(int64(photo.SniffLen), size))
+	head := make([]byte, min(int64(photo.SniffLen), r.size))
 	if _, err := io.ReadFull(r, head); err != nil {
 		return photo.Info{}, err
 	}

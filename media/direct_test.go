@@ -307,9 +307,22 @@ func TestDirectUploadWrongSHA256FailsThePhoto(t *testing.T) {
 	if v.Status != media.StatusFailed || !strings.Contains(v.Failure, "do not match the SHA-256") {
 		t.Fatalf("%+v", v.Media)
 	}
-	// The right hash this time: the failed photo is tried again.
-	in = declare(alice, data, "image/jpeg")
-	d.sendAll(d.start(in), data)
+	// The same declaration again: a re-upload can help (the bytes may have
+	// changed on the way), so the failed photo is tried again in place.
+	again := d.start(in)
+	if !again.Retry || again.MediaID != res.ID {
+		t.Fatalf("not a retry of the failed photo: %+v", again.Upload)
+	}
+	d.sendAll(again, data)
+	retried, err := d.svc.CompleteUpload(ctx, again.ID, alice)
+	if err != nil || retried.ID != res.ID || retried.Status != media.StatusPending || retried.Outcome != media.Accepted {
+		t.Fatalf("retry: %+v %v", retried, err)
+	}
+	// The right hash: a photo of its own.
+	right := d.start(declare(alice, data, "image/jpeg"))
+	if right.Retry {
+		t.Fatal("the right hash retried the wrong one")
+	}
 }
 
 // The type is judged from the bytes: a declared type that is not the

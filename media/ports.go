@@ -147,7 +147,8 @@ type Multipart interface {
 	AbortMultipart(ctx context.Context, key, uploadID string) error
 	ListMultipart(ctx context.Context, prefix string, fn func(OpenUpload) error) error
 	Size(ctx context.Context, key string) (int64, error)
-	ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error)
+	// ReadRange reads n bytes from off, and tells the object's whole size.
+	ReadRange(ctx context.Context, key string, off, n int64) (data []byte, size int64, err error)
 }
 
 // Part is one part the store holds.

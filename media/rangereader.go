@@ -24,8 +24,12 @@ type rangeReader struct {
 	err   error // the store's, kept apart from what the prober makes of it
 }
 
-func newRangeReader(ctx context.Context, store Multipart, key string, size int64) *rangeReader {
-	return &rangeReader{ctx: ctx, store: store, key: key, size: size}
+// openRange reads the object's first chunk, which also tells its size.
+func openRange(ctx context.Context, store Multipart, key string) (*rangeReader, error) {
+	r := &rangeReader{ctx: ctx, store: store, key: key}
+	var err error
+	r.buf, r.size, err = store.ReadRange(ctx, key, 0, rangeChunk)
+	return r, err
 }
 
 func (r *rangeReader) Read(p []byte) (int, error) {
@@ -33,7 +37,7 @@ func (r *rangeReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if r.off < r.bufAt || r.off >= r.bufAt+int64(len(r.buf)) {
-		chunk, err := r.store.ReadRange(r.ctx, r.key, r.off, min(rangeChunk, r.size-r.off))
+		chunk, _, err := r.store.ReadRange(r.ctx, r.key, r.off, min(rangeChunk, r.size-r.off))
 		if err == nil && len(chunk) == 0 {
 			err = io.ErrUnexpectedEOF
 		}

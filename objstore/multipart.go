@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -115,20 +117,27 @@ func (b *S3) Size(ctx context.Context, key string) (int64, error) {
 	return aws.ToInt64(out.ContentLength), nil
 }
 
-// ReadRange reads n bytes of key from off (fewer at the end of the object).
-func (b *S3) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, error) {
+// ReadRange reads n bytes of key from off (fewer at the end of the object),
+// and returns the object's whole size too (from Content-Range), so a first
+// read needs no HEAD before it.
+func (b *S3) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, int64, error) {
 	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{
 		Bucket: &b.bucket, Key: &key, Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
 	})
 	if err != nil {
-		return nil, wrap(err, key)
+		return nil, 0, wrap(err, key)
 	}
 	defer out.Body.Close()
+	_, total, ok := strings.Cut(aws.ToString(out.ContentRange), "/")
+	size, perr := strconv.ParseInt(total, 10, 64)
+	if !ok || perr != nil {
+		return nil, 0, guidepost.Errorf(guidepost.EUNAVAILABLE, "photo storage answered a ranged read without the object's size")
+	}
 	data, err := io.ReadAll(io.LimitReader(out.Body, n))
 	if err != nil {
-		return nil, guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
+		return nil, 0, guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
 	}
-	return data, nil
+	return data, size, nil
 }
 
 // wrapUpload is wrap, where an upload id the server no longer knows means

@@ -76,9 +76,12 @@ func TestPresignedMultipartOnTheRealServer(t *testing.T) {
 	if size, err := b.Size(ctx, key); err != nil || size != int64(len(body)) {
 		t.Fatalf("size %d, %v", size, err)
 	}
-	got, err := b.ReadRange(ctx, key, partSize-3, 6)
-	if err != nil || !bytes.Equal(got, body[partSize-3:partSize+3]) {
-		t.Fatalf("ranged read across parts: %q %v", got, err)
+	got, total, err := b.ReadRange(ctx, key, partSize-3, 6)
+	if err != nil || !bytes.Equal(got, body[partSize-3:partSize+3]) || total != int64(len(body)) {
+		t.Fatalf("ranged read across parts: %q of %d, %v", got, total, err)
+	}
+	if got, _, err := b.ReadRange(ctx, key, int64(len(body))-2, 64<<10); err != nil || !bytes.Equal(got, body[len(body)-2:]) {
+		t.Fatalf("a range past the end: %q %v", got, err)
 	}
 	if _, err := b.ListParts(ctx, key, id); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		t.Fatalf("a completed upload must be gone: %v", err)
