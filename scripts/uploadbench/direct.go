@@ -16,9 +16,9 @@ import (
 )
 
 // uploadDirect sends one photo the direct way and returns the time the API
-// spent answering (create + complete); the S3 PUTs in between are the
+// spent answering create and complete; the S3 PUTs in between are the
 // client's and are not counted.
-func uploadDirect(hc *http.Client, base, token string, data []byte) (time.Duration, bool) {
+func uploadDirect(hc *http.Client, base, token string, data []byte) (create, complete time.Duration, ok bool) {
 	sum := sha256.Sum256(data)
 	decl := fmt.Sprintf(`{"bytes":%d,"sha256":%q,"content_type":"image/jpeg"}`, len(data), hex.EncodeToString(sum[:]))
 	var t struct {
@@ -33,23 +33,23 @@ func uploadDirect(hc *http.Client, base, token string, data []byte) (time.Durati
 	t0 := time.Now()
 	if code := call(hc, "POST", base+"/v1/uploads", token, strings.NewReader(decl), &t); code != http.StatusCreated {
 		log.Printf("create: HTTP %d", code)
-		return 0, false
+		return 0, 0, false
 	}
-	api := time.Since(t0)
+	create = time.Since(t0)
 	for _, p := range t.Parts {
 		off := (p.Number - 1) * t.PartSize
 		if code := call(hc, "PUT", p.URL, "", bytes.NewReader(data[off:off+p.Bytes]), nil); code != http.StatusOK {
 			log.Printf("part %d: HTTP %d", p.Number, code)
-			return 0, false
+			return 0, 0, false
 		}
 	}
 	t1 := time.Now()
 	code := call(hc, "POST", base+"/v1/uploads/"+t.ID+"/complete", token, nil, nil)
-	api += time.Since(t1)
+	complete = time.Since(t1)
 	if code != http.StatusAccepted {
 		log.Printf("complete: HTTP %d", code)
 	}
-	return api, code == http.StatusAccepted
+	return create, complete, code == http.StatusAccepted
 }
 
 func call(hc *http.Client, method, url, token string, body io.Reader, out any) int {

@@ -56,25 +56,34 @@ func main() {
 			log.Fatalf("uploadbench: bad level %q", s)
 		}
 		r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, *mode == "direct")
-		fmt.Printf("%6d %8d %8.1f %8.1f %8.1f %9.1f %6d %14.2f\n", c, len(r.lat), r.pct(50), r.pct(95), r.pct(99),
+		fmt.Printf("%6d %8d %8.1f %8.1f %8.1f %9.1f %6d %14.2f", c, len(r.lat), r.pct(50), r.pct(95), r.pct(99),
 			float64(len(r.lat))/duration.Seconds(), r.errors, 1000*r.cpu/float64(r.all))
+		if *mode == "direct" {
+			fmt.Printf("   create p50/p95 %.1f/%.1f, complete p50/p95 %.1f/%.1f ms",
+				pct(r.create, 50), pct(r.create, 95), pct(r.complete, 50), pct(r.complete, 95))
+		}
+		fmt.Println()
 	}
 }
 
 type result struct {
-	lat    []time.Duration
-	errors int
-	all    int     // accepted uploads, warm-up included
-	cpu    float64 // API CPU seconds over the whole level, warm-up included
+	lat      []time.Duration // create + complete in direct mode
+	create   []time.Duration // direct mode only
+	complete []time.Duration
+	errors   int
+	all      int     // accepted uploads, warm-up included
+	cpu      float64 // API CPU seconds over the whole level, warm-up included
 }
 
-func (r result) pct(p float64) float64 {
-	if len(r.lat) == 0 {
+func (r result) pct(p float64) float64 { return pct(r.lat, p) }
+
+func pct(lat []time.Duration, p float64) float64 {
+	if len(lat) == 0 {
 		return 0
 	}
-	slices.Sort(r.lat)
-	i := min(int(float64(len(r.lat))*p/100), len(r.lat)-1)
-	return float64(r.lat[i].Microseconds()) / 1000
+	slices.Sort(lat)
+	i := min(int(float64(len(lat))*p/100), len(lat)-1)
+	return float64(lat[i].Microseconds()) / 1000
 }
 
 func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration, seq *atomic.Uint64, direct bool) result {
@@ -100,10 +109,11 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 				binary.BigEndian.PutUint64(body[counter:], n)
 				binary.BigEndian.PutUint64(raw[rawCounter:], n)
 				t0 := time.Now()
-				var d time.Duration
+				var d, create, complete time.Duration
 				var ok bool
 				if direct {
-					d, ok = uploadDirect(hc, base, token, raw)
+					create, complete, ok = uploadDirect(hc, base, token, raw)
+					d = create + complete
 				} else {
 					ok = upload(hc, base, token, body, ctype)
 					d = time.Since(t0)
@@ -115,6 +125,9 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 				if !t0.Before(measureFrom) {
 					if ok {
 						all.lat = append(all.lat, d)
+						if direct {
+							all.create, all.complete = append(all.create, create), append(all.complete, complete)
+						}
 					} else {
 						all.errors++
 					}
