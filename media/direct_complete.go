@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -190,15 +189,10 @@ func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
 	if r.err != nil {
 		return photo.Info{}, r.err // the store failed mid-probe: not the photo's fault
 	}
-	switch {
-	case errors.Is(err, photo.ErrTooManyPixels):
-		return photo.Info{}, errUnprocessable("file", "must have at most 50 megapixels", err)
-	case errors.Is(err, photo.ErrCorrupt):
-		return photo.Info{}, errUnprocessable("file", "is not a readable image: its header is damaged", err)
-	case errors.Is(err, photo.ErrUnsupported):
-		return photo.Info{}, errUnsupported(err)
+	if err != nil {
+		return photo.Info{}, probeRefusal(err)
 	}
-	return info, err
+	return info, nil
 }
 
 // setState records an upload's new state even when the client has hung up.

@@ -41,6 +41,24 @@ func errUnprocessable(field, message string, cause error) error {
 	}
 }
 
+// probeRefusal answers a photo.Probe error at upload (POST /v1/media, or a
+// direct upload's complete) with what the header shows is wrong; any other
+// error is returned as it is.
+func probeRefusal(err error) error {
+	switch {
+	case errors.Is(err, photo.ErrTooManyPixels):
+		return errUnprocessable("file", "must have at most 50 megapixels", err)
+	case errors.Is(err, photo.ErrCorrupt):
+		return errUnprocessable("file", "is not a readable image: its header is damaged", err)
+	case errors.Is(err, photo.ErrTooComplex):
+		return errUnprocessable("file", "is coded with more scans than any camera or photo app writes, "+
+			"too costly to read: export it again as a standard JPEG", err)
+	case errors.Is(err, photo.ErrUnsupported):
+		return errUnsupported(err)
+	}
+	return err
+}
+
 // keyField is how the API names the Idempotency-Key header in errors.
 const keyField = "Idempotency-Key"
 

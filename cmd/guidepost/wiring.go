@@ -145,7 +145,7 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
 		Renderer: a.childRenderer(),
-		Uploads: gsql.NewUploads(a.db), Multipart: a.blobs,
+		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
