@@ -454,6 +454,39 @@ func TestSweeperAbortsAbandonedUploads(t *testing.T) {
 			t.Fatalf("%s: %s %v", tk.ID, u.State, err)
 		}
 	}
+	// A day later the rows go too: they counted towards the day's bytes.
+	d.clock.Add(25 * time.Hour)
+	if _, err := d.svc.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := gsql.NewUploads(d.db).GetUpload(ctx, open.ID); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+		t.Fatalf("an old aborted upload's row stayed: %v", err)
+	}
+}
+
+// The per-account limit holds when creates race: the counts are read under
+// a per-owner lock.
+func TestDirectUploadOpenLimitUnderRacingCreates(t *testing.T) {
+	d := newDirect(t, media.Config{Direct: media.DirectConfig{MaxOpen: 3}})
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		data := append(photo(t, "photo.jpg"), byte(i)) // distinct bytes, distinct photos
+		wg.Go(func() { _, errs[i] = d.svc.StartUpload(context.Background(), declare(alice, data, "image/jpeg")) })
+	}
+	wg.Wait()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case guidepost.ErrorCode(err) != guidepost.ECONFLICT:
+			t.Fatal(err)
+		}
+	}
+	if ok != 3 || d.openUploads() != 3 {
+		t.Fatalf("%d uploads opened, %d held by the store, want 3", ok, d.openUploads())
+	}
 }
 
 func TestDirectUploadLimitsAndIdempotencyKey(t *testing.T) {
