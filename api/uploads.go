@@ -135,16 +135,7 @@ func (s *Server) completeUpload(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	status := http.StatusAccepted
-	if res.Outcome == media.Duplicate {
-		status = http.StatusOK
-	}
-	if res.Replayed {
-		c.Header("Idempotent-Replayed", "true")
-	}
-	c.Header("Location", "/v1/media/"+res.ID)
-	c.Header("Cache-Control", "no-store")
-	c.JSON(status, toMediaJSON(res.View))
+	acceptedPhoto(c, res)
 }
 
 func (s *Server) abortUpload(c *gin.Context) {
