@@ -41,8 +41,10 @@ func (s *Service) CompleteUpload(ctx context.Context, id, ownerID string) (Uploa
 		return UploadResult{}, err
 	}
 	res, err := s.complete(ctx, u)
-	if err != nil && guidepost.ErrorCode(err) != guidepost.EUNSUPPORTED && guidepost.ErrorCode(err) != guidepost.ETOOLARGE &&
-		guidepost.ErrorCode(err) != guidepost.EUNPROCESSABLE {
+	switch guidepost.ErrorCode(err) {
+	case "", guidepost.EUNSUPPORTED, guidepost.ETOOLARGE, guidepost.EUNPROCESSABLE, guidepost.ENOTFOUND:
+		// Done, or over: complete has recorded the upload's end.
+	default:
 		// Parts missing, or a dependency failed: the client may try again.
 		s.setState(ctx, u, UploadCompleting, UploadOpen, u.MediaID)
 	}
