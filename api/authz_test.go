@@ -54,12 +54,14 @@ func TestAuthorisationMatrix(t *testing.T) {
 	t.Cleanup(func() { rdb.Close() })
 	clock := guidepost.SystemClock{}
 	secret := strings.Repeat("k", 32)
+	blobs := objstore.New(testkit.S3Config(t))
 	mediaSvc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
-		Blobs: objstore.New(testkit.S3Config(t)), Queue: worker.NewQueue(rdb), Clock: clock}, media.Config{})
+		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: clock,
+		Uploads: gsql.NewUploads(db), Multipart: blobs}, media.Config{})
 	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock)
 	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(secret), mediaSvc)
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}})
+		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}, Direct: mediaSvc})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv}
@@ -104,6 +106,12 @@ func TestAuthorisationMatrix(t *testing.T) {
 	n := 0
 	unique := func() int { n++; return n }
 
+	// A direct upload of the owner's, with a SHA-256 no photo has.
+	newUpload := func() string {
+		return fmt.Sprintf(`{"bytes":1000,"sha256":"%064x","content_type":"image/jpeg"}`, unique())
+	}
+	uploadID := h.doRaw("POST", "/v1/uploads", owner, "application/json", strings.NewReader(newUpload()), 201)["id"].(string)
+
 	get := func(path string) func(*testing.T, string) (string, string, string, io.Reader) {
 		return func(*testing.T, string) (string, string, string, io.Reader) { return "GET", path, "", nil }
 	}
@@ -116,6 +124,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 	const (
 		ok, created, accepted, noContent = 200, 201, 202, 204
 		unauth, forbidden                = 401, 403
+		notFound, conflict               = 404, 409
 	)
 	bad := [4]int{unauth, unauth, unauth, unauth}
 	row := func(anon, own, oth int) [7]int { return [7]int{anon, own, oth, bad[0], bad[1], bad[2], bad[3]} }
@@ -176,6 +185,17 @@ func TestAuthorisationMatrix(t *testing.T) {
 			}
 			return "DELETE", "/v1/media/" + m["id"].(string), "", nil
 		}, row(unauth, noContent, forbidden)},
+		{"POST /v1/uploads", jsonCall("POST", fixed("/v1/uploads"), newUpload), row(unauth, created, created)},
+		{"GET /v1/uploads/:id", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "GET", "/v1/uploads/" + uploadID, "", nil
+		}, row(unauth, ok, notFound)},
+		// No part was sent: the owner hears which are missing.
+		{"POST /v1/uploads/:id/complete", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "POST", "/v1/uploads/" + uploadID + "/complete", "", nil
+		}, row(unauth, conflict, notFound)},
+		{"DELETE /v1/uploads/:id", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "DELETE", "/v1/uploads/" + uploadID, "", nil
+		}, row(unauth, noContent, notFound)},
 		{"DELETE /v1/me", func(*testing.T, string) (string, string, string, io.Reader) {
 			return "DELETE", "/v1/me", "", nil
 		}, row(unauth, accepted, accepted)},

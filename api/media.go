@@ -148,6 +148,13 @@ func (s *Server) uploadMedia(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	acceptedPhoto(c, res)
+}
+
+// acceptedPhoto answers an accepted upload, from POST /v1/media or a direct
+// upload's complete: 202 with the photo, or 200 with the owner's earlier
+// photo of the same bytes.
+func acceptedPhoto(c *gin.Context, res media.UploadResult) {
 	status := http.StatusAccepted
 	if res.Outcome == media.Duplicate {
 		status = http.StatusOK

@@ -26,6 +26,7 @@ type Deps struct {
 	Auth     *auth.Service
 	Accounts AccountService // DELETE /v1/me; nil answers 503
 	Media    MediaService
+	Direct   UploadService // direct uploads to S3
 	Guides   GuideService
 	Checks   []Check
 	Clock    guidepost.Clock
@@ -121,6 +122,7 @@ func (s *Server) routes() {
 	v1 := e.Group("/v1", strictQuery, s.admit, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
+	s.uploadRoutes(v1)
 	s.guideRoutes(v1)
 }
 

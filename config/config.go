@@ -56,6 +56,10 @@ type Media struct {
 	SweepInterval  time.Duration // MEDIA_SWEEP_INTERVAL: how often a worker tries to sweep
 	PendingAge     time.Duration // MEDIA_PENDING_AGE: unfinished this long → checked for a live task
 	OrphanAge      time.Duration // MEDIA_ORPHAN_AGE: an original with no row this old is deleted
+	UploadTTL      time.Duration // UPLOAD_TTL: a direct upload not completed by then is aborted
+	UploadURLTTL   time.Duration // UPLOAD_URL_TTL: lifetime of a presigned part URL
+	UploadMaxOpen  int           // UPLOAD_MAX_OPEN: direct uploads open at once per account
+	UploadDayBytes int64         // UPLOAD_DAILY_BYTES: bytes an account may declare per 24 h
 }
 
 // Guides configures the nearby/viewport cache.
@@ -129,6 +133,10 @@ func Parse(getenv func(string) string) (Config, error) {
 			SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", time.Minute, time.Nanosecond),
 			PendingAge:     e.duration("MEDIA_PENDING_AGE", 5*time.Minute, time.Nanosecond),
 			OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", 24*time.Hour, time.Nanosecond),
+			UploadTTL:      e.duration("UPLOAD_TTL", 24*time.Hour, time.Second),
+			UploadURLTTL:   e.duration("UPLOAD_URL_TTL", time.Hour, time.Second),
+			UploadMaxOpen:  e.integer("UPLOAD_MAX_OPEN", 10, 1),
+			UploadDayBytes: e.bytes("UPLOAD_DAILY_BYTES", 2<<30),
 		},
 		Guides: Guides{
 			Cache:         e.boolean("GUIDES_CACHE", true),

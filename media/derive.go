@@ -69,6 +69,9 @@ func (s *Service) derive(ctx context.Context, m Media) (derived, error) {
 	if err != nil {
 		return derived{}, err
 	}
+	if err := checkSHA256(data, m.SHA256); err != nil {
+		return derived{}, err
+	}
 	res, err := s.renderBounded(ctx, data)
 	if err != nil {
 		return derived{}, err

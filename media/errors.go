@@ -41,6 +41,24 @@ func errUnprocessable(field, message string, cause error) error {
 	}
 }
 
+// probeRefusal answers a photo.Probe error at upload (POST /v1/media, or a
+// direct upload's complete) with what the header shows is wrong; any other
+// error is returned as it is.
+func probeRefusal(err error) error {
+	switch {
+	case errors.Is(err, photo.ErrTooManyPixels):
+		return errUnprocessable("file", "must have at most 50 megapixels", err)
+	case errors.Is(err, photo.ErrCorrupt):
+		return errUnprocessable("file", "is not a readable image: its header is damaged", err)
+	case errors.Is(err, photo.ErrTooComplex):
+		return errUnprocessable("file", "is coded with more scans than any camera or photo app writes, "+
+			"too costly to read: export it again as a standard JPEG", err)
+	case errors.Is(err, photo.ErrUnsupported):
+		return errUnsupported(err)
+	}
+	return err
+}
+
 // keyField is how the API names the Idempotency-Key header in errors.
 const keyField = "Idempotency-Key"
 
@@ -85,8 +103,11 @@ const (
 	failMissing   = "The uploaded file was lost before it could be processed. Please upload it again."
 	failGaveUp    = "We could not process this photo. Please upload it again."
 	failComplex   = "The photo is coded in a way that takes too long or too much memory to read. Please export it again as a standard JPEG, PNG or HEIC."
+	failChecksum  = "The photo's bytes do not match the SHA-256 its upload declared: the file changed or was damaged on the way. Please upload it again."
 	reasonGaveUp  = "gave_up"
 	reasonMissing = "missing_original"
+	// reasonChecksum: a direct upload's declared SHA-256 is not its bytes'.
+	reasonChecksum = "checksum_mismatch"
 
 	reasonCorrupt     = "corrupt"
 	reasonUnsupported = "unsupported"

@@ -47,21 +47,14 @@ func (s *Service) storeOnce(ctx context.Context, in UploadInput, info photo.Info
 		return s.replay(ctx, held, use)
 	}
 	res, err := s.store(ctx, in, info)
-	s.settle(ctx, use, res, err)
+	s.settle(ctx, use, res.Outcome, res.ID, err)
 	return res, err
 }
 
 // replay answers a repeat from the use that holds the key.
 func (s *Service) replay(ctx context.Context, held, use KeyUse) (UploadResult, error) {
-	switch {
-	case held.Fingerprint != use.Fingerprint:
-		return UploadResult{}, errUnprocessable(keyField, "was already used with a different file", nil)
-	case !held.Done:
-		return UploadResult{}, &guidepost.Error{
-			Code:    guidepost.ECONFLICT,
-			Message: "a request with this Idempotency-Key is still in progress; retry in a moment",
-			Fields:  []guidepost.FieldError{{Field: keyField, Message: "is in use by a request in progress"}},
-		}
+	if err := heldError(held, use); err != nil {
+		return UploadResult{}, err
 	}
 	m, err := s.deps.Store.Get(ctx, held.ResourceID)
 	if err != nil {
@@ -72,16 +65,32 @@ func (s *Service) replay(ctx context.Context, held, use KeyUse) (UploadResult, e
 	return res, err
 }
 
+// heldError says why a repeat cannot be replayed from held: another body
+// (422) or a first request still running (409); nil when it can.
+func heldError(held, use KeyUse) error {
+	switch {
+	case held.Fingerprint != use.Fingerprint:
+		return errUnprocessable(keyField, "was already used with a different file", nil)
+	case !held.Done:
+		return &guidepost.Error{
+			Code:    guidepost.ECONFLICT,
+			Message: "a request with this Idempotency-Key is still in progress; retry in a moment",
+			Fields:  []guidepost.FieldError{{Field: keyField, Message: "is in use by a request in progress"}},
+		}
+	}
+	return nil
+}
+
 // settle records how the claimed use ended. It runs even when the client
 // has hung up: the work is done and a retry should replay it.
-func (s *Service) settle(ctx context.Context, use KeyUse, res UploadResult, failed error) {
+func (s *Service) settle(ctx context.Context, use KeyUse, outcome Outcome, resourceID string, failed error) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
 	var err error
 	if failed != nil {
 		err = s.deps.Keys.Release(sctx, use)
 	} else {
-		use.Done, use.Outcome, use.ResourceID = true, res.Outcome, res.ID
+		use.Done, use.Outcome, use.ResourceID = true, outcome, resourceID
 		err = s.deps.Keys.Complete(sctx, use)
 	}
 	if err != nil {

@@ -162,3 +162,33 @@ type InProcess struct{}
 func (InProcess) Render(ctx context.Context, data []byte, info photo.Info, opts photo.Options) (photo.Result, error) {
 	return photo.RenderProbed(ctx, data, info, opts)
 }
+
+// Multipart is the object store's multipart upload, which lets a client send
+// a photo straight to the store in parts and resume after a cut. Errors use
+// the guidepost vocabulary; an upload the store no longer holds open
+// (completed or aborted) is ENOTFOUND.
+type Multipart interface {
+	CreateMultipart(ctx context.Context, key, contentType string) (uploadID string, err error)
+	PresignPart(ctx context.Context, key, uploadID string, number int32, size int64, ttl time.Duration) (string, error)
+	ListParts(ctx context.Context, key, uploadID string) ([]Part, error)
+	CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) error
+	AbortMultipart(ctx context.Context, key, uploadID string) error
+	ListMultipart(ctx context.Context, prefix string, fn func(OpenUpload) error) error
+	Size(ctx context.Context, key string) (int64, error)
+	// ReadRange reads n bytes from off, and tells the object's whole size.
+	ReadRange(ctx context.Context, key string, off, n int64) (data []byte, size int64, err error)
+}
+
+// Part is one part the store holds.
+type Part struct {
+	Number int32
+	Size   int64
+	ETag   string
+}
+
+// OpenUpload is a multipart upload the store holds open.
+type OpenUpload struct {
+	Key       string
+	UploadID  string
+	Initiated time.Time
+}

@@ -44,6 +44,21 @@ type Config struct {
 	// photos, 10 GiB of originals); see checkQuota.
 	QuotaPhotos int64
 	QuotaBytes  int64
+	Direct      DirectConfig
+}
+
+// DirectConfig bounds direct uploads.
+type DirectConfig struct {
+	// PartSize is the size of every part but the last (5 MiB, the store's
+	// minimum): a cut connection costs at most this much to send again.
+	PartSize int64
+	TTL      time.Duration // an upload not completed by then is aborted (24 h)
+	URLTTL   time.Duration // lifetime of a part URL (1 h); GET gives fresh ones
+	MaxOpen  int           // uploads open at once per account (10)
+	DayBytes int64         // bytes an account may declare per 24 h (2 GiB)
+	// CompleteLease: a complete call unfinished this long belongs to a
+	// process that died, and another may take it over (1 min).
+	CompleteLease time.Duration
 }
 
 func (c *Config) defaults() {
@@ -76,7 +91,23 @@ func (c *Config) defaults() {
 	if c.QuotaBytes <= 0 {
 		c.QuotaBytes = 10 << 30
 	}
+	d := &c.Direct
+	if d.PartSize < minPartSize {
+		d.PartSize = minPartSize
+	}
+	def(&d.TTL, 24*time.Hour)
+	def(&d.URLTTL, time.Hour)
+	def(&d.CompleteLease, time.Minute)
+	if d.MaxOpen <= 0 {
+		d.MaxOpen = 10
+	}
+	if d.DayBytes <= 0 {
+		d.DayBytes = 2 << 30
+	}
 }
+
+// minPartSize is S3's smallest part but the last.
+const minPartSize = 5 << 20
 
 // slotMiB is the render memory, in MiB, that one RenderSlots slot allows;
 // the semaphore counts MiB of photo.Info.RenderMemory. 400 MiB is what the
@@ -101,6 +132,10 @@ type Deps struct {
 	Clock    Clock
 	Observer Observer // optional
 	Renderer Renderer // optional: InProcess
+	// Uploads and Multipart serve direct uploads; without them (the worker)
+	// those calls answer EUNAVAILABLE.
+	Uploads   Uploads
+	Multipart Multipart
 	// Log receives the feature's lines; lines logged with a request's
 	// context carry its request_id. Nil discards.
 	Log *slog.Logger

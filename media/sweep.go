@@ -13,6 +13,8 @@ type SweepReport struct {
 	Orphans     int   // originals with no row, deleted
 	Purged      int   // deleted photos whose purge task was lost, purged
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
+	// UploadsAborted counts direct uploads left open past their TTL, aborted.
+	UploadsAborted int
 }
 
 // sweepBatch bounds the rows one sweep checks; the rest wait for the next.
@@ -33,6 +35,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 	}
 	if err := s.purgeDeleted(ctx, &r); err != nil {
 		errs = append(errs, fmt.Errorf("purge: %w", err))
+	}
+	if err := s.abortAbandoned(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("direct uploads: %w", err))
 	}
 	n, err := s.deps.Keys.DeleteExpired(ctx, s.deps.Clock.Now().Add(-s.cfg.KeyTTL))
 	if err != nil {

@@ -88,18 +88,8 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 		return photo.Info{}, errUnsupported(err)
 	}
 	info, err := photo.Probe(in.File.file, format, s.cfg.MaxPixels)
-	switch {
-	case errors.Is(err, photo.ErrTooManyPixels):
-		return photo.Info{}, errUnprocessable("file", "must have at most 50 megapixels", err)
-	case errors.Is(err, photo.ErrCorrupt):
-		return photo.Info{}, errUnprocessable("file", "is not a readable image: its header is damaged", err)
-	case errors.Is(err, photo.ErrTooComplex):
-		return photo.Info{}, errUnprocessable("file", "is coded with more scans than any camera or photo app writes, "+
-			"too costly to read: export it again as a standard JPEG", err)
-	case errors.Is(err, photo.ErrUnsupported):
-		return photo.Info{}, errUnsupported(err)
-	case err != nil:
-		return photo.Info{}, err
+	if err != nil {
+		return photo.Info{}, probeRefusal(err)
 	}
 	_, err = in.File.file.Seek(0, io.SeekStart)
 	return info, err

@@ -79,9 +79,9 @@ func (s *Sweeper) Once(ctx context.Context) {
 	switch {
 	case err != nil && ctx.Err() == nil:
 		s.Log.Warn("media sweep incomplete; the next one retries", "err", err, "requeued", report.Requeued,
-			"failed", report.Failed, "orphans", report.Orphans)
+			"failed", report.Failed, "orphans", report.Orphans, "uploads_aborted", report.UploadsAborted)
 	case report != (media.SweepReport{}):
 		s.Log.Info("media sweep", "requeued", report.Requeued, "failed", report.Failed,
-			"orphans", report.Orphans, "purged", report.Purged, "keys_expired", report.KeysExpired)
+			"orphans", report.Orphans, "purged", report.Purged, "keys_expired", report.KeysExpired, "uploads_aborted", report.UploadsAborted)
 	}
 }

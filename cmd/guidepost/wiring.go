@@ -45,6 +45,9 @@ var (
 	_ api.AccountService = (*account.Service)(nil)
 	_ api.Limiter        = (*ratelimit.Redis)(nil)
 	_ auth.Limiter       = (*ratelimit.Redis)(nil)
+	_ api.UploadService  = (*media.Service)(nil)
+	_ media.Multipart    = (*objstore.S3)(nil)
+	_ media.Uploads      = (*gsql.Uploads)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -146,6 +149,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	mediaSvc := a.mediaService(nil)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
+	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stop := a.guideStore(ctx)
 	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc)
@@ -160,10 +164,14 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
 		Renderer: a.childRenderer(),
+		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
 		QuotaPhotos: a.cfg.Limits.QuotaPhotos, QuotaBytes: a.cfg.Limits.QuotaBytes,
+		Direct: media.DirectConfig{
+			TTL: m.UploadTTL, URLTTL: m.UploadURLTTL, MaxOpen: m.UploadMaxOpen, DayBytes: m.UploadDayBytes,
+		},
 	})
 }
 

@@ -53,7 +53,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		g.Go(func() error { return a.serveMetrics(gctx, ln, "worker metrics") })
 	}
 	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(),
-		"sweep_interval", m.SweepInterval, "pending_age", m.PendingAge, "orphan_age", m.OrphanAge)
+		"sweep_interval", m.SweepInterval, "pending_age", m.PendingAge, "orphan_age", m.OrphanAge, "upload_ttl", m.UploadTTL)
 	g.Go(func() error { return w.Run(gctx) })
 	return g.Wait()
 }

@@ -20,6 +20,7 @@ type benchStep struct {
 // drains and settles).
 var benchSteps = []benchStep{
 	{"upload", func(c *Config) { c.VUs, c.Duration, c.Drain = 10, 30*time.Second, 40*time.Second }},
+	{"upload-direct", func(c *Config) { c.VUs, c.Duration, c.Drain = 10, 30*time.Second, 40*time.Second }},
 	{"read", func(c *Config) { c.Rate, c.Duration = 100, 30*time.Second }},
 	{"nearby", func(c *Config) { c.Rate, c.Duration = 100, 30*time.Second }},
 	{"mixed", func(c *Config) {

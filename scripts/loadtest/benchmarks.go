@@ -49,6 +49,13 @@ var scenarioColumns = map[string][]column{
 		{"Drain s", func(s *Summary) string { return f1(s.Uploads.DrainS) }},
 		{"Max queue", func(s *Summary) string { return fmt.Sprint(s.Queue.MaxDepth) }},
 	},
+	"upload-direct": {
+		{"Accepted/s", func(s *Summary) string { return f2(s.Uploads.AcceptedPerS) }},
+		{"Ready/s", func(s *Summary) string { return f2(s.Uploads.ReadyPerS) }},
+		{"Not ready", func(s *Summary) string { return fmt.Sprint(s.Uploads.NotReady + s.Uploads.Failed) }},
+		{"Complete p95 ms", func(s *Summary) string { return kindP95(s, "direct:complete") }},
+		{"Max queue", func(s *Summary) string { return fmt.Sprint(s.Queue.MaxDepth) }},
+	},
 	"likes": {
 		{"Accepted/s", func(s *Summary) string { return f1(s.Likes.AcceptedPerS) }},
 		{"Lost", func(s *Summary) string { return fmt.Sprint(s.Likes.Lost) }},
@@ -94,7 +101,7 @@ func benchColumns(s *Summary) []column {
 // before producing its section.
 func extrasAvailable(s *Summary) bool {
 	switch s.Scenario {
-	case "upload":
+	case "upload", "upload-direct":
 		return s.Uploads != nil
 	case "likes":
 		return s.Likes != nil
@@ -220,4 +227,13 @@ func sectionEnd(lines []string, start int) int {
 		end--
 	}
 	return end
+}
+
+// kindP95 is one request kind's p95 in ms, "n/a" when the run has none.
+func kindP95(s *Summary, kind string) string {
+	k, ok := s.Kinds[kind]
+	if !ok || k.Requests == 0 {
+		return "n/a"
+	}
+	return f1(k.Latency.P95)
 }

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -86,7 +87,11 @@ func (c *client) do(ctx context.Context, r request) outcome {
 // decode: the first is the network's or server's failure, the second a
 // contract violation.
 func (c *client) send(ctx context.Context, r request) (code int, in int64, retry time.Duration, err, derr error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
+	url := c.base + r.path
+	if strings.HasPrefix(r.path, "http://") || strings.HasPrefix(r.path, "https://") {
+		url = r.path // a presigned S3 URL: direct uploads send parts there
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, url, r.body)
 	if err != nil {
 		return 0, 0, 0, err, nil
 	}

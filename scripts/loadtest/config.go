@@ -62,7 +62,7 @@ const (
 	minUsers = 200 // the floor: many distinct users, never one shared token
 )
 
-var scenarioNames = []string{"upload", "read", "nearby", "mixed", "likes", "steps", "coldstart", "abuse", "bench"}
+var scenarioNames = []string{"upload", "upload-direct", "read", "nearby", "mixed", "likes", "steps", "coldstart", "abuse", "bench"}
 
 func defaultConfig() Config {
 	return Config{

@@ -32,6 +32,8 @@ type fakeAPI struct {
 	byHash                             map[string]string // owner + sha → media id
 	accepted, rejected, never, failed  int
 	uploaders                          map[string]bool
+	direct                             map[string][]byte // direct upload id → the one part PUT
+	base                               string            // the fake's URL, for its part URLs
 
 	// likes: liked is the truth (idempotent); count is the buggy counter
 	liked     map[[2]string]bool
@@ -74,7 +76,51 @@ func newFakeAPI() *fakeAPI {
 func (f *fakeAPI) start(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(f.handler())
 	t.Cleanup(srv.Close)
+	f.mu.Lock()
+	f.base, f.direct = srv.URL, map[string][]byte{}
+	f.mu.Unlock()
 	return srv
+}
+
+// startDirect opens a one-part direct upload whose part URL is the fake's.
+func (f *fakeAPI) startDirect(w http.ResponseWriter, r *http.Request, tok string) {
+	var d struct {
+		Bytes int64 `json:"bytes"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&d); err != nil || d.Bytes <= 0 {
+		problem(w, 400, "bad declaration")
+		return
+	}
+	f.mu.Lock()
+	f.uploadSeq++
+	id := fmt.Sprintf("u%d", f.uploadSeq)
+	f.direct[id] = nil
+	url := f.base + "/s3/" + id
+	f.mu.Unlock()
+	writeJSONResp(w, 201, map[string]any{"id": id, "part_size": 5 << 20,
+		"parts": []map[string]any{{"number": 1, "bytes": d.Bytes, "url": url}}})
+}
+
+func (f *fakeAPI) putPart(w http.ResponseWriter, r *http.Request) {
+	b, _ := io.ReadAll(r.Body)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.direct[r.PathValue("id")]; !ok || r.Header.Get("Authorization") != "" {
+		w.WriteHeader(403)
+		return
+	}
+	f.direct[r.PathValue("id")] = b
+}
+
+func (f *fakeAPI) completeDirect(w http.ResponseWriter, r *http.Request, tok string) {
+	f.mu.Lock()
+	b := f.direct[r.PathValue("id")]
+	f.mu.Unlock()
+	if b == nil {
+		problem(w, 409, "parts missing")
+		return
+	}
+	f.accept(w, tok, b)
 }
 
 func (f *fakeAPI) handler() http.Handler {
@@ -89,6 +135,9 @@ func (f *fakeAPI) handler() http.Handler {
 	mux.HandleFunc("PUT /v1/guides/{id}/like", f.auth(f.like))
 	mux.HandleFunc("DELETE /v1/guides/{id}/like", f.auth(f.unlike))
 	mux.HandleFunc("POST /v1/media", f.auth(f.upload))
+	mux.HandleFunc("POST /v1/uploads", f.auth(f.startDirect))
+	mux.HandleFunc("PUT /s3/{id}", f.putPart)
+	mux.HandleFunc("POST /v1/uploads/{id}/complete", f.auth(f.completeDirect))
 	mux.HandleFunc("GET /v1/media/{id}", f.auth(f.getMedia))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") && f.shedNow() {
@@ -220,6 +269,12 @@ func (f *fakeAPI) upload(w http.ResponseWriter, r *http.Request, tok string) {
 		return
 	}
 	b, _ := io.ReadAll(file)
+	f.accept(w, tok, b)
+}
+
+// accept is the upload logic after the bytes are in, shared by POST
+// /v1/media and the direct upload's complete.
+func (f *fakeAPI) accept(w http.ResponseWriter, tok string, b []byte) {
 	if _, err := jpeg.DecodeConfig(strings.NewReader(string(b))); err != nil {
 		problem(w, 415, "not a jpeg")
 		return

@@ -121,6 +121,16 @@ func (u *uploader) body(p *photo, seq uint64) (io.Reader, int64) {
 		bytes.NewReader(p.jpeg[2:]), strings.NewReader(tail)), n
 }
 
+// raw returns the photo's bytes for upload number seq, with the same COM
+// segment as body, for a client that sends the file itself.
+func (u *uploader) raw(p *photo, seq uint64) []byte {
+	com := u.comment(seq)
+	out := make([]byte, 0, len(p.jpeg)+len(com))
+	out = append(out, p.jpeg[:2]...)
+	out = append(out, com...)
+	return append(out, p.jpeg[2:]...)
+}
+
 // comment builds the COM segment: FF FE, a big-endian length that counts
 // itself, then the payload.
 func (u *uploader) comment(seq uint64) []byte {

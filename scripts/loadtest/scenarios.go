@@ -28,6 +28,14 @@ var loadScenarios = map[string]*scenarioDef{
 				e.upload(ctx, e.user(slot), e.fx.photos[rand.IntN(len(e.fx.photos))])
 			}
 		}},
+	// upload-direct is upload the direct way: POST /v1/uploads, PUT the
+	// parts to S3, POST complete.
+	"upload-direct": {name: "upload-direct", vus: 20, duration: 30 * time.Second, drain: 2 * time.Minute, photos: true,
+		build: func(e *env) action {
+			return func(ctx context.Context, slot int) {
+				e.uploadDirect(ctx, e.user(slot), e.fx.photos[rand.IntN(len(e.fx.photos))])
+			}
+		}},
 	"read": {name: "read", rate: 200, duration: 30 * time.Second, guides: true,
 		build: func(e *env) action {
 			return func(ctx context.Context, slot int) { e.readGuide(ctx, e.user(slot)) }

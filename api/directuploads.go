@@ -1,0 +1,148 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/media"
+)
+
+// UploadService is what the direct-upload routes consume; *media.Service
+// implements it. The client sends the bytes straight to S3; these routes
+// carry only the declaration, the status and the completion.
+type UploadService interface {
+	StartUpload(ctx context.Context, in media.NewUpload) (media.StartResult, error)
+	UploadStatus(ctx context.Context, id, ownerID string) (media.UploadTicket, error)
+	CompleteUpload(ctx context.Context, id, ownerID string) (media.UploadResult, error)
+	AbortUpload(ctx context.Context, id, ownerID string) error
+}
+
+func (s *Server) uploadRoutes(v1 *gin.RouterGroup) {
+	g := v1.Group("/uploads")
+	if s.deps.Direct == nil {
+		off := func(c *gin.Context) {
+			fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "direct uploads are not enabled on this server"))
+		}
+		g.POST("", off)
+		g.GET("/:id", off)
+		g.POST("/:id/complete", off)
+		g.DELETE("/:id", off)
+		return
+	}
+	g.POST("", s.requireUser, s.startUpload)
+	g.GET("/:id", s.requireUser, s.uploadStatus)
+	g.POST("/:id/complete", s.requireUser, s.completeUpload)
+	g.DELETE("/:id", s.requireUser, s.abortUpload)
+}
+
+type newUploadJSON struct {
+	Bytes       int64  `json:"bytes"`
+	SHA256      string `json:"sha256"`
+	ContentType string `json:"content_type"`
+}
+
+type partJSON struct {
+	Number int32  `json:"number"`
+	Bytes  int64  `json:"bytes"`
+	URL    string `json:"url"`
+	ETag   string `json:"etag,omitempty"`
+}
+
+type uploadJSON struct {
+	ID           string     `json:"id"`
+	State        string     `json:"state"`
+	Bytes        int64      `json:"bytes"`
+	SHA256       string     `json:"sha256"`
+	ContentType  string     `json:"content_type"`
+	PartSize     int64      `json:"part_size"`
+	Parts        []partJSON `json:"parts"`    // still to send, with URLs
+	Received     []partJSON `json:"received"` // held by the store
+	URLsExpireAt *time.Time `json:"urls_expire_at"`
+	ExpiresAt    time.Time  `json:"expires_at"`
+	CreatedAt    time.Time  `json:"created_at"`
+	Media        *mediaJSON `json:"media"`
+}
+
+func toUploadJSON(t media.UploadTicket) uploadJSON {
+	j := uploadJSON{
+		ID: t.ID, State: string(t.State), Bytes: t.Bytes, SHA256: t.SHA256, ContentType: t.Type,
+		PartSize: t.PartSize, Parts: []partJSON{}, Received: []partJSON{}, ExpiresAt: t.Expires, CreatedAt: t.Created,
+	}
+	for _, p := range t.Send {
+		j.Parts = append(j.Parts, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL})
+	}
+	for _, p := range t.Held {
+		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, ETag: p.ETag})
+	}
+	if len(t.Send)+len(t.Held) > 0 {
+		j.URLsExpireAt = &t.URLsUntil
+	}
+	if t.Photo != nil {
+		m := toMediaJSON(*t.Photo)
+		j.Media = &m
+	}
+	return j
+}
+
+func (s *Server) startUpload(c *gin.Context) {
+	var body newUploadJSON
+	if err := decodeJSON(c, &body); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	res, err := s.deps.Direct.StartUpload(ctx, media.NewUpload{
+		OwnerID: auth.UserID(ctx), Bytes: body.Bytes, SHA256: body.SHA256, ContentType: body.ContentType,
+		IdempotencyKey: c.GetHeader("Idempotency-Key"),
+	})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if res.Replayed {
+		c.Header("Idempotent-Replayed", "true")
+	}
+	c.Header("Cache-Control", "no-store")
+	if res.Outcome == media.Duplicate {
+		c.Header("Location", "/v1/media/"+res.Existing.ID)
+		c.JSON(http.StatusOK, toMediaJSON(res.Existing.View))
+		return
+	}
+	c.Header("Location", "/v1/uploads/"+res.Ticket.ID)
+	c.JSON(http.StatusCreated, toUploadJSON(res.Ticket))
+}
+
+func (s *Server) uploadStatus(c *gin.Context) {
+	ctx := c.Request.Context()
+	t, err := s.deps.Direct.UploadStatus(ctx, c.Param("id"), auth.UserID(ctx))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store") // the URLs are fresh each time
+	c.JSON(http.StatusOK, toUploadJSON(t))
+}
+
+func (s *Server) completeUpload(c *gin.Context) {
+	ctx := c.Request.Context()
+	res, err := s.deps.Direct.CompleteUpload(ctx, c.Param("id"), auth.UserID(ctx))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	acceptedPhoto(c, res)
+}
+
+func (s *Server) abortUpload(c *gin.Context) {
+	ctx := c.Request.Context()
+	if err := s.deps.Direct.AbortUpload(ctx, c.Param("id"), auth.UserID(ctx)); err != nil {
+		fail(c, err)
+		return
+	}
+	c.Status(http.StatusNoContent)
+}

@@ -1,0 +1,209 @@
+package media
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
+)
+
+// CompleteUpload joins a direct upload's parts into the photo's original
+// and accepts it as POST /v1/media would: the size, the type by its magic
+// bytes and the pixel count from the header (read with ranged GETs), the
+// same refusals (a refused object is deleted), then the row (pending) and
+// the task, in Upload's write order and with its guarantees. Completing a
+// completed upload answers with its photo again.
+func (s *Service) CompleteUpload(ctx context.Context, id, ownerID string) (UploadResult, error) {
+	if err := s.directOn(); err != nil {
+		return UploadResult{}, err
+	}
+	u, err := s.ownUpload(ctx, id, ownerID)
+	if err != nil {
+		return UploadResult{}, err
+	}
+	switch u.State {
+	case UploadCompleted:
+		m, err := s.deps.Store.Get(ctx, u.MediaID)
+		if err != nil {
+			return UploadResult{}, err
+		}
+		res, err := s.result(ctx, m, Accepted)
+		res.Replayed = true
+		return res, err
+	case UploadAborted:
+		return UploadResult{}, guidepost.Errorf(guidepost.ENOTFOUND, "the upload was cancelled or refused: start a new one")
+	}
+	now := s.deps.Clock.Now()
+	if u, err = s.deps.Uploads.ClaimUpload(ctx, id, now, now.Add(-s.cfg.Direct.CompleteLease)); err != nil {
+		return UploadResult{}, err
+	}
+	res, err := s.complete(ctx, u)
+	switch guidepost.ErrorCode(err) {
+	case "", guidepost.EUNSUPPORTED, guidepost.ETOOLARGE, guidepost.EUNPROCESSABLE, guidepost.ENOTFOUND:
+		// Done, or over: complete has recorded the upload's end.
+	default:
+		// Parts missing, or a dependency failed: the client may try again.
+		s.setState(ctx, u, UploadCompleting, UploadOpen, u.MediaID)
+	}
+	return res, err
+}
+
+func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) {
+	if err := s.joinParts(ctx, u); err != nil {
+		return UploadResult{}, err
+	}
+	info, err := s.inspect(ctx, u)
+	if err != nil {
+		s.discard(ctx, u.MediaID)
+		s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
+		return UploadResult{}, err
+	}
+	if u.Retry {
+		return s.completeRetry(ctx, u)
+	}
+	now := s.deps.Clock.Now()
+	m := Media{
+		ID: u.MediaID, OwnerID: u.OwnerID, Status: StatusPending, ContentType: info.Format.MIME(),
+		Bytes: u.Bytes, SHA256: u.SHA256, Width: info.DisplayWidth, Height: info.DisplayHeight,
+		CreatedAt: now, UpdatedAt: now,
+	}
+	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m) })
+	if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+		won, err := s.deps.Store.BySHA256(ctx, u.OwnerID, u.SHA256)
+		if err != nil {
+			return UploadResult{}, err
+		}
+		if won.ID == m.ID {
+			// An earlier call wrote this row and then failed: finish its work.
+			return s.accepted(ctx, u, won)
+		}
+		// The same bytes arrived another way first: answer with that photo.
+		s.discard(ctx, m.ID)
+		s.setState(ctx, u, UploadCompleting, UploadCompleted, won.ID)
+		return s.result(ctx, won, Duplicate)
+	}
+	if err != nil {
+		return UploadResult{}, err // the original stays: the row may have committed
+	}
+	return s.accepted(ctx, u, m)
+}
+
+// accepted closes the upload on its photo and queues the photo's task.
+func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult, error) {
+	s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
+	s.enqueue(ctx, m.ID)
+	return s.result(ctx, m, Accepted)
+}
+
+// completeRetry starts the failed photo the upload replaced the original of.
+func (s *Service) completeRetry(ctx context.Context, u Upload) (UploadResult, error) {
+	var m Media
+	err := s.detached(ctx, func(ctx context.Context) (err error) {
+		m, err = s.deps.Store.Retry(ctx, u.MediaID, s.deps.Clock.Now())
+		return err
+	})
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		if m, err = s.deps.Store.Get(ctx, u.MediaID); err != nil {
+			return UploadResult{}, err
+		}
+		s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
+		return s.result(ctx, m, Duplicate)
+	}
+	if err != nil {
+		return UploadResult{}, err
+	}
+	return s.accepted(ctx, u, m)
+}
+
+// joinParts completes the store's upload when every part is there at its
+// size; missing ones are ECONFLICT naming them. An upload the store no
+// longer holds open was joined by an earlier call that died before its
+// row: its object is used as it stands.
+func (s *Service) joinParts(ctx context.Context, u Upload) error {
+	held, err := s.deps.Multipart.ListParts(ctx, u.Key, u.StoreID)
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		if _, serr := s.deps.Multipart.Size(ctx, u.Key); serr != nil {
+			s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
+			return guidepost.Errorf(guidepost.ENOTFOUND, "the upload's parts are gone: start a new one")
+		}
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	t, err := s.ticket(ctx, u, held)
+	if err != nil {
+		return err
+	}
+	if len(t.Send) > 0 {
+		return errMissingParts(t.Send)
+	}
+	parts := make([]Part, len(t.Held))
+	for i, p := range t.Held {
+		parts[i] = Part{Number: p.Number, Size: p.Bytes, ETag: p.ETag}
+	}
+	return s.deps.Multipart.CompleteMultipart(ctx, u.Key, u.StoreID, parts)
+}
+
+func errMissingParts(missing []PartURL) error {
+	nums := make([]string, len(missing))
+	for i, p := range missing {
+		nums[i] = fmt.Sprint(p.Number)
+	}
+	list := strings.Join(nums, ", ")
+	return &guidepost.Error{
+		Code:    guidepost.ECONFLICT,
+		Message: "parts " + list + " have not arrived: send them (GET the upload for fresh URLs), then complete again",
+		Fields:  []guidepost.FieldError{{Field: "parts", Message: "missing: " + list}},
+	}
+}
+
+// inspect checks the joined object as check checks a POST /v1/media body,
+// reading only its head: the real size, the type from its magic bytes
+// against the declared one, and the pixel count from the header.
+func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
+	r, err := openRange(ctx, s.deps.Multipart, u.Key)
+	switch size := r.size; {
+	case err != nil:
+		return photo.Info{}, err
+	case size > s.cfg.MaxBytes:
+		return photo.Info{}, errTooLarge(s.cfg.MaxBytes)
+	case size != u.Bytes:
+		return photo.Info{}, errUnprocessable("bytes", fmt.Sprintf("declared %d, but %d arrived", u.Bytes, size), nil)
+	}
+	head := make([]byte, min(int64(photo.SniffLen), r.size))
+	if _, err := io.ReadFull(r, head); err != nil {
+		return photo.Info{}, err
+	}
+	format, err := photo.Sniff(head)
+	if err != nil {
+		return photo.Info{}, errUnsupported(err)
+	}
+	if format.MIME() != u.Type {
+		return photo.Info{}, &guidepost.Error{Code: guidepost.EUNSUPPORTED,
+			Message: fmt.Sprintf("the upload was declared %s but the file is %s", u.Type, format.MIME()),
+			Fields:  []guidepost.FieldError{{Field: "content_type", Message: "must be the file's real type, " + format.MIME()}}}
+	}
+	info, err := photo.Probe(r, format, s.cfg.MaxPixels)
+	if r.err != nil {
+		return photo.Info{}, r.err // the store failed mid-probe: not the photo's fault
+	}
+	if err != nil {
+		return photo.Info{}, probeRefusal(err)
+	}
+	return info, nil
+}
+
+// setState records an upload's new state even when the client has hung up.
+// A failure is logged: the sweeper settles uploads left behind.
+func (s *Service) setState(ctx context.Context, u Upload, from, to UploadState, mediaID string) {
+	err := s.detached(ctx, func(ctx context.Context) error {
+		return s.deps.Uploads.SetUploadState(ctx, u.ID, from, to, mediaID, s.deps.Clock.Now())
+	})
+	if err != nil {
+		s.deps.Log.WarnContext(ctx, "media: could not record a direct upload's state", "upload_id", u.ID, "to", to, "err", err)
+	}
+}

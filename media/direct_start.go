@@ -1,0 +1,308 @@
+package media
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/guidepost/guidepost"
+)
+
+// uploadsScope keeps direct-upload keys apart from POST /v1/media's.
+const uploadsScope = "POST /v1/uploads"
+
+// declaredTypes is the allow-list of content types a direct upload may
+// declare, the types POST /v1/media accepts by their magic bytes.
+var declaredTypes = map[string]string{
+	"image/jpeg": "image/jpeg", "image/png": "image/png", "image/webp": "image/webp",
+	"image/heic": "image/heic", "image/heif": "image/heic",
+}
+
+// StartUpload opens a direct upload, or answers with the owner's photo of
+// the same bytes (no byte needs sending). With an Idempotency-Key a repeat
+// replays the first answer, with fresh URLs.
+func (s *Service) StartUpload(ctx context.Context, in NewUpload) (StartResult, error) {
+	if err := s.directOn(); err != nil {
+		return StartResult{}, err
+	}
+	if err := s.checkDeclared(&in); err != nil {
+		return StartResult{}, err
+	}
+	if in.IdempotencyKey == "" {
+		return s.startUpload(ctx, in)
+	}
+	now := s.deps.Clock.Now()
+	use := KeyUse{OwnerID: in.OwnerID, Scope: uploadsScope, Key: in.IdempotencyKey, At: now,
+		Fingerprint: fmt.Sprintf("%s/%d/%s", in.SHA256, in.Bytes, in.ContentType)}
+	held, claimed, err := s.deps.Keys.Claim(ctx, use, now.Add(-s.cfg.KeyLease), now.Add(-s.cfg.KeyTTL))
+	if err != nil {
+		return StartResult{}, err
+	}
+	if !claimed {
+		return s.replayStart(ctx, held, use)
+	}
+	res, err := s.startUpload(ctx, in)
+	id := res.Ticket.ID
+	if res.Outcome == Duplicate {
+		id = res.Existing.ID
+	}
+	s.settle(ctx, use, res.Outcome, id, err)
+	return res, err
+}
+
+func (s *Service) directOn() error {
+	if s.deps.Uploads == nil || s.deps.Multipart == nil {
+		return guidepost.Errorf(guidepost.EUNAVAILABLE, "direct uploads are not enabled on this server")
+	}
+	return nil
+}
+
+// checkDeclared refuses what POST /v1/media would refuse, from the
+// declaration alone: a size over the limit (413), a type off the list (415).
+func (s *Service) checkDeclared(in *NewUpload) error {
+	var bad guidepost.Fields
+	if in.OwnerID == "" {
+		return guidepost.Errorf(guidepost.EUNAUTHORIZED, "uploading needs an account")
+	}
+	if in.Bytes <= 0 {
+		bad.Add("bytes", "must be a positive number of bytes")
+	}
+	in.SHA256 = strings.ToLower(in.SHA256)
+	if b, err := hex.DecodeString(in.SHA256); err != nil || len(b) != 32 {
+		bad.Add("sha256", "must be the file's SHA-256 as 64 hexadecimal digits")
+	}
+	if strings.TrimSpace(in.ContentType) == "" {
+		bad.Add("content_type", "is required: the photo's type, such as image/jpeg")
+	}
+	if err := checkKey(in.IdempotencyKey); err != nil {
+		return err
+	}
+	if err := bad.Err(); err != nil {
+		return err
+	}
+	if in.Bytes > s.cfg.MaxBytes {
+		return fieldErr(errTooLarge(s.cfg.MaxBytes), "bytes")
+	}
+	t, ok := declaredTypes[strings.ToLower(strings.TrimSpace(in.ContentType))]
+	if !ok {
+		return fieldErr(errUnsupported(nil), "content_type")
+	}
+	in.ContentType = t
+	return nil
+}
+
+// fieldErr renames the field an upload error names: a direct upload's
+// declaration has bytes and content_type where a form has a file.
+func fieldErr(err error, field string) error {
+	e := err.(*guidepost.Error)
+	for i := range e.Fields {
+		e.Fields[i].Field = field
+	}
+	return e
+}
+
+func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, error) {
+	u := Upload{OwnerID: in.OwnerID, Bytes: in.Bytes, SHA256: in.SHA256, Type: in.ContentType,
+		PartSize: s.cfg.Direct.PartSize, State: UploadOpen}
+	switch m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); {
+	case err == nil && (m.Status != StatusFailed || !reuploadHelps(m.FailureReason)):
+		res, err := s.result(ctx, m, Duplicate)
+		return StartResult{Existing: res, Outcome: Duplicate}, err
+	case err == nil:
+		// Failed for a reason outside its bytes: these bytes replace its
+		// original, and completing retries it, as an upload to POST
+		// /v1/media would.
+		u.MediaID, u.Retry = m.ID, true
+	case guidepost.ErrorCode(err) != guidepost.ENOTFOUND:
+		return StartResult{}, err
+	}
+	if err := s.openUpload(ctx, &u); err != nil {
+		return StartResult{}, err
+	}
+	t, err := s.ticket(ctx, u, nil)
+	return StartResult{Ticket: t, Outcome: UploadStarted}, err
+}
+
+// openUpload opens the store's multipart upload, then records it within
+// the owner's limits. A refused or failed insert aborts the store's upload;
+// if even that fails, the sweeper aborts it after TTL.
+func (s *Service) openUpload(ctx context.Context, u *Upload) error {
+	id, err := s.newID()
+	if err != nil {
+		return err
+	}
+	u.ID = id.String()
+	if u.MediaID == "" {
+		mid, err := s.newID()
+		if err != nil {
+			return err
+		}
+		u.MediaID = mid.String()
+	}
+	u.Key = OriginalKey(u.MediaID)
+	now := s.deps.Clock.Now()
+	u.Created, u.Updated, u.Expires = now, now, now.Add(s.cfg.Direct.TTL)
+	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type); err != nil {
+		return err
+	}
+	err = s.detached(ctx, func(ctx context.Context) error {
+		return s.deps.Uploads.CreateUpload(ctx, *u, now.Add(-24*time.Hour), s.admit(u.Bytes))
+	})
+	if err != nil {
+		s.abortStore(ctx, *u)
+	}
+	return err
+}
+
+// admit applies the per-account limits: uploads open at once, and bytes
+// declared in a day.
+func (s *Service) admit(bytes int64) func(open int, day int64) error {
+	d := s.cfg.Direct
+	return func(open int, day int64) error {
+		if open >= d.MaxOpen {
+			return &guidepost.Error{Code: guidepost.ECONFLICT,
+				Message: fmt.Sprintf("you have %d uploads open, the most allowed: complete or cancel one first", open),
+				Fields:  []guidepost.FieldError{{Field: "uploads", Message: fmt.Sprintf("at most %d may be open at once", d.MaxOpen)}}}
+		}
+		if day+bytes > d.DayBytes {
+			return &guidepost.Error{Code: guidepost.ECONFLICT,
+				Message: fmt.Sprintf("this upload would pass your allowance of %d MiB a day; try again later", d.DayBytes>>20),
+				Fields:  []guidepost.FieldError{{Field: "bytes", Message: fmt.Sprintf("%d bytes are left for today", max(0, d.DayBytes-day))}}}
+		}
+		return nil
+	}
+}
+
+func (s *Service) abortStore(ctx context.Context, u Upload) {
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := s.deps.Multipart.AbortMultipart(actx, u.Key, u.StoreID); err != nil {
+		s.deps.Log.WarnContext(ctx, "media: could not abort a direct upload; the sweeper will", "upload_id", u.ID, "err", err)
+	}
+}
+
+// replayStart answers a repeated StartUpload from the first one's outcome.
+func (s *Service) replayStart(ctx context.Context, held, use KeyUse) (StartResult, error) {
+	if err := heldError(held, use); err != nil {
+		return StartResult{}, err
+	}
+	if held.Outcome == Duplicate {
+		m, err := s.deps.Store.Get(ctx, held.ResourceID)
+		if err != nil {
+			return StartResult{}, err
+		}
+		res, err := s.result(ctx, m, Duplicate)
+		return StartResult{Existing: res, Outcome: Duplicate, Replayed: true}, err
+	}
+	t, err := s.UploadStatus(ctx, held.ResourceID, use.OwnerID)
+	return StartResult{Ticket: t, Outcome: UploadStarted, Replayed: true}, err
+}
+
+// UploadStatus tells the owner which parts the store holds and gives fresh
+// URLs for the others; a completed upload shows its photo. Anyone else's
+// upload is not found.
+func (s *Service) UploadStatus(ctx context.Context, id, ownerID string) (UploadTicket, error) {
+	if err := s.directOn(); err != nil {
+		return UploadTicket{}, err
+	}
+	u, err := s.ownUpload(ctx, id, ownerID)
+	if err != nil {
+		return UploadTicket{}, err
+	}
+	switch u.State {
+	case UploadCompleted:
+		m, err := s.deps.Store.Get(ctx, u.MediaID)
+		if err != nil {
+			return UploadTicket{}, err
+		}
+		v, err := s.view(ctx, m, ownerID)
+		return UploadTicket{Upload: u, Photo: &v}, err
+	case UploadAborted:
+		return UploadTicket{Upload: u}, nil
+	}
+	held, err := s.deps.Multipart.ListParts(ctx, u.Key, u.StoreID)
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		// Completed by a complete call still running (or one that died
+		// after the store joined the parts): nothing is left to send.
+		return UploadTicket{Upload: u}, nil
+	}
+	if err != nil {
+		return UploadTicket{}, err
+	}
+	return s.ticket(ctx, u, held)
+}
+
+// ownUpload reads an upload its owner may act on: not another's (not
+// found, so ids cannot be probed), not an open one past its expiry.
+func (s *Service) ownUpload(ctx context.Context, id, ownerID string) (Upload, error) {
+	u, err := s.deps.Uploads.GetUpload(ctx, id)
+	if err == nil && u.OwnerID != ownerID {
+		err = guidepost.Errorf(guidepost.ENOTFOUND, "upload not found")
+	}
+	if err != nil {
+		return Upload{}, err
+	}
+	if u.State == UploadOpen && !s.deps.Clock.Now().Before(u.Expires) {
+		return Upload{}, guidepost.Errorf(guidepost.ENOTFOUND, "the upload expired at %s: start a new one", u.Expires.UTC().Format(time.RFC3339))
+	}
+	return u, nil
+}
+
+// ticket presigns a URL for every part: the ones the store does not hold
+// at their size go to Send, the others to Held (see UploadTicket).
+// Presigning is local computation, no request to the store.
+func (s *Service) ticket(ctx context.Context, u Upload, held []Part) (UploadTicket, error) {
+	t := UploadTicket{Upload: u, Held: []PartURL{}, Send: []PartURL{}}
+	have := map[int32]string{}
+	for _, p := range held {
+		if p.Number >= 1 && p.Number <= u.Parts() && p.Size == u.PartBytes(p.Number) {
+			have[p.Number] = p.ETag
+		}
+	}
+	ttl := s.cfg.Direct.URLTTL
+	t.URLsUntil = s.deps.Clock.Now().Add(ttl)
+	for n := int32(1); n <= u.Parts(); n++ {
+		url, err := s.deps.Multipart.PresignPart(ctx, u.Key, u.StoreID, n, u.PartBytes(n), ttl)
+		if err != nil {
+			return UploadTicket{}, err
+		}
+		p := PartURL{Number: n, Bytes: u.PartBytes(n), URL: url}
+		if etag, ok := have[n]; ok {
+			p.ETag = etag
+			t.Held = append(t.Held, p)
+		} else {
+			t.Send = append(t.Send, p)
+		}
+	}
+	return t, nil
+}
+
+// AbortUpload cancels an open upload and discards its parts. Aborting twice
+// is success; a completed upload is a photo now (delete that instead).
+func (s *Service) AbortUpload(ctx context.Context, id, ownerID string) error {
+	if err := s.directOn(); err != nil {
+		return err
+	}
+	u, err := s.deps.Uploads.GetUpload(ctx, id)
+	if err == nil && u.OwnerID != ownerID {
+		err = guidepost.Errorf(guidepost.ENOTFOUND, "upload not found")
+	}
+	switch {
+	case err != nil:
+		return err
+	case u.State == UploadAborted:
+		return nil
+	case u.State != UploadOpen:
+		return guidepost.Errorf(guidepost.ECONFLICT, "the upload is %s and can no longer be cancelled", u.State)
+	}
+	if err := s.deps.Multipart.AbortMultipart(ctx, u.Key, u.StoreID); err != nil {
+		return err
+	}
+	err = s.deps.Uploads.SetUploadState(ctx, u.ID, UploadOpen, UploadAborted, u.MediaID, s.deps.Clock.Now())
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return guidepost.Errorf(guidepost.ECONFLICT, "the upload is being completed and can no longer be cancelled")
+	}
+	return err
+}
