@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -24,6 +25,8 @@ type Guides struct {
 
 	mu    sync.Mutex
 	hooks []func(tile int64, s guides.TileState)
+
+	batcher atomic.Pointer[likeBatcher] // nil: each like is its own statement
 }
 
 var (
