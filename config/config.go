@@ -34,7 +34,7 @@ type Config struct {
 	LogLevel          slog.Level
 	ShutdownTimeout   time.Duration
 	MaxInflight       int
-	QueueWait         time.Duration
+	QueueWait         time.Duration // HTTP_QUEUE_WAIT: the longest wait for a slot before 503 (api/shed.go)
 	DrainDelay        time.Duration
 	Media             Media
 	Guides            Guides
@@ -84,7 +84,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 20*time.Second, time.Nanosecond),
 		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0, 0),
 		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256, 1),
-		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond, time.Nanosecond),
+		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
