@@ -24,6 +24,9 @@ type Options struct {
 	MaxBBoxTiles  int           // 400
 	MaxBBoxGuides int           // 50,000 guides a viewport may read
 	L1Bytes       uint64        // 256 MiB
+	// FillConcurrency (2) is how many batches of missing tiles load at
+	// once in the background.
+	FillConcurrency int
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBBoxGuides <= 0 {
 		o.MaxBBoxGuides = 50_000
+	}
+	if o.FillConcurrency <= 0 {
+		o.FillConcurrency = 2
 	}
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20
