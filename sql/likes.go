@@ -138,6 +138,7 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 	}
 	return counts, nil
 }
+
 // LikeCountsSince returns the exact like count of every guide liked or
 // unliked since since (by the database's clock), and the database's time
 // of the reading, for the next call's since. A like stamps its shard with
