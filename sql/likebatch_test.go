@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/internal/testkit"
@@ -48,6 +49,15 @@ func TestBatchedLikeStormIsExact(t *testing.T) {
 }
 
 func histogram(t *testing.T, reg *prometheus.Registry, name string) (count uint64, sum float64) {
+	h := metric(t, reg, name).GetHistogram()
+	return h.GetSampleCount(), h.GetSampleSum()
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	return metric(t, reg, name).GetCounter().GetValue()
+}
+
+func metric(t *testing.T, reg *prometheus.Registry, name string) *dto.Metric {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
@@ -55,12 +65,11 @@ func histogram(t *testing.T, reg *prometheus.Registry, name string) (count uint6
 	}
 	for _, mf := range mfs {
 		if mf.GetName() == name {
-			h := mf.GetMetric()[0].GetHistogram()
-			return h.GetSampleCount(), h.GetSampleSum()
+			return mf.GetMetric()[0]
 		}
 	}
 	t.Fatalf("no metric %s", name)
-	return 0, 0
+	return nil
 }
 
 // One batch with everything at once: double taps, a like and an unlike of
@@ -136,21 +145,6 @@ func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 			t.Errorf("guide %s: %d rows, count %d, want %d", g, rows, st.LikeCount, want)
 		}
 	}
-}
-
-func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == name {
-			return mf.GetMetric()[0].GetCounter().GetValue()
-		}
-	}
-	t.Fatalf("no metric %s", name)
-	return 0
 }
 
 // A like, an unlike and a like again of one pair in one batch: three
