@@ -34,7 +34,8 @@ type Deps struct {
 	// an internal address (METRICS_ADDR) instead.
 	MetricsElsewhere bool
 	// MaxInflight bounds requests served at once (0: 256); beyond it a
-	// request waits up to QueueWait (0: 100 ms) and is then shed with 503.
+	// request queues unless its predicted wait passes QueueWait (0: 1 s),
+	// and is shed with 503 if it waits that long after all (shed.go).
 	MaxInflight int
 	QueueWait   time.Duration
 	// RequestTimeout is a /v1 request's deadline (0: 10 s); an upload gets
@@ -101,7 +102,7 @@ func (d Deps) withDefaults() Deps {
 		d.MaxInflight = 256
 	}
 	if d.QueueWait <= 0 {
-		d.QueueWait = 100 * time.Millisecond
+		d.QueueWait = time.Second
 	}
 	if d.RequestTimeout <= 0 {
 		d.RequestTimeout = 10 * time.Second

@@ -48,3 +48,75 @@ func TestShedderAnswers503WhenFull(t *testing.T) {
 		t.Fatalf("after release: %d", third.Code)
 	}
 }
+
+// Far more cheap requests than slots arrive at once: they queue and all
+// are served, none shed.
+func TestShedderQueuesCheapRequestsBeyondTheLimit(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: reg, MaxInflight: 4, QueueWait: 5 * time.Second})
+	s.engine.GET("/v1/cheap", s.shed.handler, func(c *gin.Context) {
+		time.Sleep(time.Millisecond)
+		c.Status(204)
+	})
+	const n = 400
+	codes := make([]int, n)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			rec := httptest.NewRecorder()
+			s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/v1/cheap", nil))
+			codes[i] = rec.Code
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i, code := range codes {
+		if code != 204 {
+			t.Fatalf("request %d: %d", i, code)
+		}
+	}
+	if s.shed.waiting.Load() != 0 || len(s.shed.slots) != 0 {
+		t.Fatalf("left %d waiting, %d slots taken", s.shed.waiting.Load(), len(s.shed.slots))
+	}
+}
+
+// Once requests are known to hold a slot long, a request whose predicted
+// wait passes the target is refused on arrival, not after waiting it out.
+func TestShedderRefusesAtOnceWhenTheWaitWouldPassTheTarget(t *testing.T) {
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), MaxInflight: 1, QueueWait: 400 * time.Millisecond})
+	release := make(chan struct{})
+	entered := make(chan struct{}, 1)
+	s.engine.GET("/v1/slow", s.shed.handler, func(c *gin.Context) {
+		entered <- struct{}{}
+		<-release
+		c.Status(204)
+	})
+	serve := func() *httptest.ResponseRecorder {
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/v1/slow", nil))
+		return rec
+	}
+	// One request that holds its slot a second: the mean slot time.
+	var wg sync.WaitGroup
+	wg.Go(func() { serve() })
+	<-entered
+	time.Sleep(time.Second)
+	release <- struct{}{}
+	wg.Wait()
+	// The slot taken again; the next request would wait about a second.
+	wg.Go(func() { serve() })
+	<-entered
+	start := time.Now()
+	rec := serve()
+	took := time.Since(start)
+	release <- struct{}{}
+	wg.Wait()
+	if rec.Code != 503 || rec.Header().Get("Retry-After") == "" {
+		t.Fatalf("queued request: %d %v", rec.Code, rec.Header())
+	}
+	if took > 200*time.Millisecond {
+		t.Fatalf("refused after %s: waited instead of refusing on arrival", took)
+	}
+}

@@ -31,10 +31,13 @@
 // older than its version. While the listener is disconnected the cache
 // answers nothing and every query goes to the database.
 //
-// Tiers and refresh. L1 is otter, in process, weighted by bytes. On a miss
-// it asks L2, Redis, for the tile at its current version (key names the
-// version, so Redis can never return an older one), then PostgreSQL.
-// Loads are batched per ring and deduplicated per tile across goroutines.
+// Tiers and refresh. L1 is otter, in process, weighted by bytes. A search
+// that misses a tile in L1 is answered by PostgreSQL, exactly as with the
+// cache off, while the tile is loaded in the background by FillConcurrency
+// loaders: a cold cache is never slower than no cache. A loader asks L2,
+// Redis, for the tile at its current version (key names the version, so
+// Redis can never return an older one), then PostgreSQL. Loads are batched
+// per ring and deduplicated per tile.
 // Redis calls time out after RedisTimeout and a failure makes the cache
 // skip Redis for RedisBackoff: Redis being down slows loads, never fails
 // them.
@@ -58,6 +61,7 @@
 package cache
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -87,6 +91,9 @@ type Guides struct {
 	redisDown atomic.Int64           // unix nanos until which Redis is skipped
 	writes    chan []*entry          // entries waiting to be copied to Redis
 
+	fills   chan fillJob // tiles to load in the background
+	pending sync.Map     // tile -> struct{}: queued or loading
+
 	run   runner
 	calls calls
 }
@@ -101,7 +108,7 @@ var (
 func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 	opt = opt.withDefaults()
 	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
-		likes: newLikeOverlay()}
+		fills: make(chan fillJob, 256), likes: newLikeOverlay()}
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
 		MaximumWeight: opt.L1Bytes,
 		Weigher:       func(_ int64, e *entry) uint32 { return e.weight },

@@ -5,41 +5,111 @@ import (
 	"time"
 )
 
-// tiles returns the current entries for ids, loading what is missing in one
-// batch; an entry older than its tile's known version is reloaded.
+// tiles returns the current entries for ids from memory. A tile that is
+// missing, or older than its known version, is loaded in the background
+// (see fill) and the search goes to the database meanwhile ("cold"): on a
+// cold start a miss costs what the query costs without a cache, not the
+// load of every tile it touches. Tiles that never held a guide need no
+// read and are made on the spot.
 func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
 	out := make([]*entry, 0, len(ids))
-	if len(ids) == 0 {
-		return out, ""
-	}
 	now := time.Now().UnixNano()
-	for attempt := 0; attempt < 3; attempt++ {
-		got, err := c.l1.BulkGet(ctx, ids, c.loader)
+	var missing, empty, old []int64
+	for _, id := range ids {
+		e, ok := c.l1.GetIfPresent(id)
+		switch {
+		case ok && e.version >= c.vers.get(id):
+			if now-e.builtAt > int64(c.opt.RefreshAfter) {
+				c.m.staleServes.Inc()
+				old = append(old, id)
+			}
+			out = append(out, e)
+		case ok:
+			c.l1.Invalidate(id)
+			missing = append(missing, id)
+		case c.vers.get(id) == 0:
+			empty = append(empty, id)
+		default:
+			missing = append(missing, id)
+		}
+	}
+	if len(old) > 0 {
+		c.fill(fillJob{ids: old, refresh: true})
+	}
+	if len(missing) > 0 {
+		c.fill(fillJob{ids: missing})
+		return nil, "cold"
+	}
+	if len(empty) > 0 {
+		got, err := c.l1.BulkGet(ctx, empty, c.loader) // no I/O: see load
 		if err != nil {
 			return nil, "load_error"
 		}
-		var stale []int64
-		for _, id := range ids {
+		for _, id := range empty {
 			e := got[id]
-			switch {
-			case e == nil:
-				return nil, "load_error"
-			case e.version < c.vers.get(id):
-				c.l1.Invalidate(id)
-				stale = append(stale, id)
-			default:
-				if now-e.builtAt > int64(c.opt.RefreshAfter) {
-					c.m.staleServes.Inc()
-				}
-				out = append(out, e)
+			if e == nil || e.version < c.vers.get(id) {
+				return nil, "stale" // a guide arrived meanwhile
+			}
+			out = append(out, e)
+		}
+	}
+	return out, ""
+}
+
+// fillJob is tiles to load (missing) or reload (served past RefreshAfter).
+type fillJob struct {
+	ids     []int64
+	refresh bool
+}
+
+// fill queues tiles for the background loaders unless they are queued
+// already; when the queue is full it drops them (the next miss asks again).
+func (c *Guides) fill(job fillJob) {
+	todo := make([]int64, 0, len(job.ids))
+	for _, id := range job.ids {
+		if _, queued := c.pending.LoadOrStore(id, struct{}{}); !queued {
+			todo = append(todo, id)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	select {
+	case c.fills <- fillJob{ids: todo, refresh: job.refresh}:
+		if !job.refresh {
+			c.m.fills.Add(float64(len(todo)))
+		}
+	default:
+		for _, id := range todo {
+			c.pending.Delete(id)
+		}
+	}
+}
+
+// filler loads queued tiles into L1 (Redis first, then PostgreSQL) until
+// ctx ends. FillConcurrency of them bound what a cold start asks of the
+// database on top of the searches it answers meanwhile.
+func (c *Guides) filler(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case job := <-c.fills:
+			var err error
+			if job.refresh {
+				// Kept and served until the new load replaces it.
+				<-c.l1.BulkRefresh(ctx, job.ids, c.loader)
+			} else {
+				_, err = c.l1.BulkGet(ctx, job.ids, c.loader)
+			}
+			if err != nil && ctx.Err() == nil {
+				c.opt.Log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(job.ids))
+			}
+			for _, id := range job.ids {
+				c.pending.Delete(id)
 			}
 		}
-		if len(stale) == 0 {
-			return out, ""
-		}
-		ids = stale
 	}
-	return nil, "stale"
 }
 
 // load is otter's bulk loader: Redis first, then PostgreSQL.

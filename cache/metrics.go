@@ -9,6 +9,7 @@ import (
 type metrics struct {
 	lookups       *prometheus.CounterVec // tier, result
 	rebuilds      prometheus.Counter     // tiles read from PostgreSQL
+	fills         prometheus.Counter     // tiles queued for a background load
 	rebuildTime   prometheus.Histogram
 	staleServes   prometheus.Counter
 	fallbacks     *prometheus.CounterVec // query, reason
@@ -28,6 +29,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		rebuilds: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "guidepost_guides_cache_rebuilds_total",
 			Help: "Tiles read from PostgreSQL (loads and background refreshes).",
+		}),
+		fills: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_fills_total",
+			Help: "Tiles a search missed and queued for a background load (the search went to PostgreSQL).",
 		}),
 		rebuildTime: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "guidepost_guides_cache_rebuild_seconds",
@@ -64,7 +69,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.lookups, m.rebuilds, m.rebuildTime, m.staleServes, m.fallbacks, m.answers,
+		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers,
 			m.invalidations, m.redisErrors, m.synced, m.overlay)
 	}
 	return m

@@ -24,6 +24,10 @@ type Options struct {
 	MaxBBoxTiles  int           // 400
 	MaxBBoxGuides int           // 50,000 guides a viewport may read
 	L1Bytes       uint64        // 256 MiB
+	// FillConcurrency (1) is how many batches of missing tiles load at
+	// once in the background; one kept a cold start's p95 closest to the
+	// cache-off run's on 2 cores (see BENCHMARKS.md).
+	FillConcurrency int
 }
 
 func (o Options) withDefaults() Options {
@@ -54,6 +58,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxBBoxGuides <= 0 {
 		o.MaxBBoxGuides = 50_000
+	}
+	if o.FillConcurrency <= 0 {
+		o.FillConcurrency = 1
 	}
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20

@@ -62,8 +62,9 @@ func (c *Guides) Run(ctx context.Context) error {
 	return c.Stop()
 }
 
-// follow runs the version feed until ctx ends, beside the like poller and
-// the Redis tier's goroutines, and joins them all before returning.
+// follow runs the version feed until ctx ends, beside the like poller, the
+// tile loaders and the Redis tier's goroutines, and joins them all before
+// returning.
 func (c *Guides) follow(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if c.opt.Redis != nil {
@@ -71,6 +72,9 @@ func (c *Guides) follow(ctx context.Context) error {
 		wg.Go(func() { c.namespace(ctx) })
 	}
 	wg.Go(func() { c.pollLikes(ctx) })
+	for range c.opt.FillConcurrency {
+		wg.Go(func() { c.filler(ctx) })
+	}
 	err := c.src.WatchTiles(ctx, c)
 	c.synced.Store(false)
 	c.m.synced.Set(0)

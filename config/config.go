@@ -38,7 +38,7 @@ type Config struct {
 	LogLevel          slog.Level
 	ShutdownTimeout   time.Duration
 	MaxInflight       int
-	QueueWait         time.Duration
+	QueueWait         time.Duration // HTTP_QUEUE_WAIT: the longest wait for a slot before 503 (api/shed.go)
 	DrainDelay        time.Duration
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
@@ -123,7 +123,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 20*time.Second, time.Nanosecond),
 		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0, 0),
 		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256, 1),
-		QueueWait:         e.duration("HTTP_QUEUE_WAIT", 100*time.Millisecond, time.Nanosecond),
+		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
 		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
 		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
 		MetricsAddr:       e.str("METRICS_ADDR", ""),

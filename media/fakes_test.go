@@ -273,6 +273,10 @@ func (b *fakeBlobs) PresignGet(_ context.Context, key string, ttl time.Duration)
 	return "https://s3.test/" + key + "?ttl=" + ttl.String(), nil
 }
 
+func (b *fakeBlobs) PresignGetAt(_ context.Context, key string, at time.Time, ttl time.Duration) (string, error) {
+	return "https://s3.test/" + key + "?at=" + at.Format(time.RFC3339) + "&ttl=" + ttl.String(), nil
+}
+
 func (b *fakeBlobs) List(_ context.Context, prefix string, fn func(media.Object) error) error {
 	b.mu.Lock()
 	var objs []media.Object

@@ -98,6 +98,9 @@ type Blobs interface {
 	Get(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	Delete(ctx context.Context, key string) error
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)
+	// PresignGetAt signs as of signedAt, valid until signedAt+ttl: the
+	// same arguments give the same URL.
+	PresignGetAt(ctx context.Context, key string, signedAt time.Time, ttl time.Duration) (string, error)
 	List(ctx context.Context, prefix string, fn func(Object) error) error
 	// Copy copies an object inside the store; copying again is harmless.
 	Copy(ctx context.Context, src, dst string) error

@@ -18,7 +18,7 @@ type Config struct {
 	MaxBytes   int64         // largest upload body (25 MiB)
 	MaxPixels  int64         // photo.DefaultMaxPixels (50 MP)
 	PublicBase string        // when set, derivative URLs are plain URLs under it
-	URLTTL     time.Duration // lifetime of presigned URLs (15 min)
+	URLTTL     time.Duration // lifetime of an original's presigned URL (15 min); derivatives see StableURLWindow
 	KeyTTL     time.Duration // how long an Idempotency-Key replays (24 h)
 	// KeyLease is how long an in-flight key blocks repeats (409) before it
 	// counts as abandoned by a crashed server and may be taken over.
@@ -220,11 +220,21 @@ func Public(v View) View {
 	return v
 }
 
+// StableURLWindow is how long a derivative's URL stays the same: it is
+// signed as of the start of the current window and valid for two, so the
+// URL handed out at any moment works for at least one more window.
+const StableURLWindow = time.Hour
+
+// publicURL is a derivative's URL: under PublicBase when configured, else
+// presigned as of the hour, so the same photo has the same URL all hour
+// (a URL signed per answer would change every second and defeat every
+// cache between S3 and the phone). Never used for originals.
 func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
 	if s.cfg.PublicBase != "" {
 		return s.cfg.PublicBase + "/" + key, nil
 	}
-	return s.deps.Blobs.PresignGet(ctx, key, s.cfg.URLTTL)
+	at := s.deps.Clock.Now().UTC().Truncate(StableURLWindow)
+	return s.deps.Blobs.PresignGetAt(ctx, key, at, 2*StableURLWindow)
 }
 
 // WebURL and ThumbURL let other features (guides) show a ready photo

@@ -157,6 +157,33 @@ func (b *S3) PresignGet(ctx context.Context, key string, ttl time.Duration) (str
 	return req.URL, nil
 }
 
+// PresignGetAt returns a URL that reads key from signedAt until ttl after
+// it. The URL is a function of key, signedAt and ttl alone (static
+// credentials), so callers that round signedAt hand out one URL for the
+// whole window, which phones and CDNs can cache.
+func (b *S3) PresignGetAt(ctx context.Context, key string, signedAt time.Time, ttl time.Duration) (string, error) {
+	req, err := b.presign.PresignGetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key},
+		s3.WithPresignExpires(ttl), func(o *s3.PresignOptions) {
+			o.Presigner = signingAt{v4.NewSigner(), signedAt.UTC()}
+		})
+	if err != nil {
+		return "", wrap(err, key)
+	}
+	return req.URL, nil
+}
+
+// signingAt presigns as of a given time: the SDK hands its presigner the
+// current time, and this one replaces it.
+type signingAt struct {
+	signer *v4.Signer
+	at     time.Time
+}
+
+func (s signingAt) PresignHTTP(ctx context.Context, cred aws.Credentials, r *http.Request, payloadHash, service, region string,
+	_ time.Time, optFns ...func(*v4.SignerOptions)) (string, http.Header, error) {
+	return s.signer.PresignHTTP(ctx, cred, r, payloadHash, service, region, s.at, optFns...)
+}
+
 // List calls fn for every key under prefix, page by page, so a sweeper can
 // walk a bucket of millions without holding it in memory.
 func (b *S3) List(ctx context.Context, prefix string, fn func(media.Object) error) error {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -25,6 +26,8 @@ type Guides struct {
 
 	mu    sync.Mutex
 	hooks []func(tile int64, s guides.TileState)
+
+	batcher atomic.Pointer[likeBatcher] // nil: each like is its own statement
 }
 
 var (

@@ -387,9 +387,14 @@ func TestClustersCountEveryGuide(t *testing.T) {
 // A like storm on one guide at store level: every user taps twice at once;
 // exactly one like each is recorded, then all unlike back to zero.
 func TestLikeStormIsExactAtStoreLevel(t *testing.T) {
-	ctx := context.Background()
 	db := testkit.DB(t)
-	store := gsql.NewGuides(db)
+	likeStormIsExact(t, db, gsql.NewGuides(db))
+}
+
+// likeStormIsExact is the storm above on store, one statement per like or
+// group-committed.
+func likeStormIsExact(t *testing.T, db *gsql.DB, store *gsql.Guides) {
+	ctx := context.Background()
 	author := guideUser(t, db)
 	id := guideRow(t, store, author, 37.5, 127.0)
 	users := make([]string, 200)

@@ -16,15 +16,36 @@ import (
 // see the report in guides_likes_test.go).
 const LikeShards = 16
 
-// Like inserts the (guide, user) row and, only when that insert happened,
-// increments a counter shard: one statement, one round trip, atomic. A
-// double tap's second insert waits for the first, then does nothing.
+// Like records the (guide, user) row and, only when it was inserted,
+// counts it in a shard. While like batching runs, the request joins the
+// next group commit (likebatch.go); otherwise it is one statement.
 func (s *Guides) Like(ctx context.Context, guideID, userID string, at time.Time) (guides.LikeState, error) {
-	if !validUUID(guideID) {
+	return s.likeOrUnlike(ctx, &likeOp{like: true, guide: guideID, user: userID, at: at})
+}
+
+// Unlike deletes the row and, only when it existed, decrements a shard.
+func (s *Guides) Unlike(ctx context.Context, guideID, userID string) (guides.LikeState, error) {
+	return s.likeOrUnlike(ctx, &likeOp{guide: guideID, user: userID})
+}
+
+func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState, error) {
+	if !validUUID(op.guide) {
 		return guides.LikeState{}, translate(pgx.ErrNoRows, "guide")
 	}
+	if b := s.batcher.Load(); b != nil {
+		return b.submit(ctx, op)
+	}
+	return s.likeOne(ctx, op)
+}
+
+// likeOne writes one request by itself: one statement, one round trip,
+// atomic. A double tap's second insert waits for the first, then does
+// nothing.
+func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, error) {
 	var st guides.LikeState
-	err := s.db.Pool.QueryRow(ctx, `WITH ins AS (
+	var err error
+	if op.like {
+		err = s.db.Pool.QueryRow(ctx, `WITH ins AS (
 			INSERT INTO guide_likes (guide_id, user_id, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
@@ -36,21 +57,9 @@ func (s *Guides) Like(ctx context.Context, guideID, userID string, at time.Time)
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 		       + (SELECT count(*) FROM bump)
-		FROM guides g WHERE g.id = $1`, guideID, userID, at, rand.IntN(LikeShards)).Scan(&st.LikeCount)
-	if err != nil {
-		return guides.LikeState{}, writeError(err)
-	}
-	st.Liked = true
-	return st, nil
-}
-
-// Unlike deletes the row and, only when it existed, decrements a shard.
-func (s *Guides) Unlike(ctx context.Context, guideID, userID string) (guides.LikeState, error) {
-	if !validUUID(guideID) {
-		return guides.LikeState{}, translate(pgx.ErrNoRows, "guide")
-	}
-	var st guides.LikeState
-	err := s.db.Pool.QueryRow(ctx, `WITH del AS (
+		FROM guides g WHERE g.id = $1`, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount)
+	} else {
+		err = s.db.Pool.QueryRow(ctx, `WITH del AS (
 			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2 RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n) SELECT guide_id, $3, -1 FROM del
@@ -59,11 +68,75 @@ func (s *Guides) Unlike(ctx context.Context, guideID, userID string) (guides.Lik
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 		       - (SELECT count(*) FROM bump)
-		FROM guides g WHERE g.id = $1`, guideID, userID, rand.IntN(LikeShards)).Scan(&st.LikeCount)
+		FROM guides g WHERE g.id = $1`, op.guide, op.user, rand.IntN(LikeShards)).Scan(&st.LikeCount)
+	}
 	if err != nil {
 		return guides.LikeState{}, writeError(err)
 	}
+	st.Liked = op.like
 	return st, nil
+}
+
+// writeLikes writes a round of a batch (no pair twice, see rounds) in one
+// statement, so one commit: likes inserted and unlikes deleted, and each
+// guide's shard bumped once by exactly the rows inserted minus the rows
+// deleted. It returns each existing guide's count after the round; a
+// guide that does not exist is absent. The rows are read to the end, so a
+// failed commit is an error here, before anyone is answered.
+func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]int64, error) {
+	type pair struct{ guide, user string }
+	seen := make(map[pair]bool, len(round))
+	var gs, us []string
+	var ats []time.Time
+	var likes []bool
+	for _, op := range round {
+		if p := (pair{op.guide, op.user}); !seen[p] {
+			seen[p] = true
+			gs, us, ats, likes = append(gs, op.guide), append(us, op.user), append(ats, op.at), append(likes, op.like)
+		}
+	}
+	rows, err := s.db.Pool.Query(ctx, `WITH req AS (
+			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bool[]) AS r(guide_id, user_id, at, liking)
+		), ins AS (
+			INSERT INTO guide_likes (guide_id, user_id, created_at)
+			SELECT r.guide_id, r.user_id, r.at FROM req r
+			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id)
+			ORDER BY r.guide_id, r.user_id -- one lock order for every batch
+			ON CONFLICT DO NOTHING RETURNING guide_id
+		), del AS (
+			DELETE FROM guide_likes l USING req r
+			WHERE NOT r.liking AND l.guide_id = r.guide_id AND l.user_id = r.user_id
+			RETURNING l.guide_id
+		), delta AS (
+			SELECT guide_id, sum(n)::bigint AS n
+			FROM (SELECT guide_id, 1 AS n FROM ins UNION ALL SELECT guide_id, -1 FROM del) d
+			GROUP BY guide_id
+		), bump AS (
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n)
+			SELECT guide_id, floor(random() * $5)::smallint, n FROM delta WHERE n <> 0 ORDER BY guide_id
+			-- clock_timestamp: see likeOne.
+			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + excluded.n, updated_at = clock_timestamp()
+		)
+		-- Every statement in WITH sees the snapshot from before bump: add
+		-- this round's own delta to the shards it read.
+		SELECT g.id::text, g.like_count
+			+ coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
+			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0)
+		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)`, gs, us, ats, likes, LikeShards)
+	if err != nil {
+		return nil, err
+	}
+	counts := map[string]int64{}
+	var id string
+	var n int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
+		counts[id] = n
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return counts, nil
 }
 
 // LikeCountsSince returns the exact like count of every guide liked or

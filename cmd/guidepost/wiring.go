@@ -195,13 +195,17 @@ func (a *app) accountService(photos account.Photos) *account.Service {
 }
 
 // guideStore is the PostgreSQL store, behind the nearby/viewport cache
-// unless GUIDES_CACHE=off. The returned stop ends the cache's version feed
-// and waits for it.
+// unless GUIDES_CACHE=off, with likes group-committed. The returned stop
+// ends the cache's version feed and the like committers, and waits for
+// them; the HTTP server has stopped by then, so every like was answered.
 func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func()) {
 	store := gsql.NewGuides(a.db)
+	if err := store.StartLikeBatching(gsql.LikeBatchOptions{Registerer: a.registry}); err != nil {
+		panic(err) // a new store: cannot be started already
+	}
 	g := a.cfg.Guides
 	if !g.Cache {
-		return store, func() {}
+		return store, store.StopLikeBatching
 	}
 	c := cache.New(store, store, cache.Options{
 		Redis: a.redis, Registerer: a.registry, Log: a.logFor("cache"),
@@ -211,5 +215,5 @@ func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func()) {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { c.Run(cctx) })
-	return c, func() { cancel(); wg.Wait() }
+	return c, func() { cancel(); wg.Wait(); store.StopLikeBatching() }
 }

@@ -146,6 +146,9 @@ type likeSummary struct {
 	RecordedPerS float64     `json:"likes_recorded_per_s"`
 	LikeCount    int64       `json:"like_count"`
 	Answers      map[int]int `json:"answers"`
+	P50ms        float64     `json:"p50_ms"`
+	P95ms        float64     `json:"p95_ms"`
+	P99ms        float64     `json:"p99_ms"`
 }
 
 func post(client *http.Client, method, url, token, body string, out any) int {
@@ -187,15 +190,19 @@ func likeStorm(client *http.Client, base string, users int) likeSummary {
 	var g struct{ ID string }
 	post(client, "POST", base+"/v1/guides", tokens[0], `{"title":"like storm","lat":37.5665,"lng":126.978}`, &g)
 	answers := map[int]int{}
+	var lats []time.Duration
 	var mu sync.Mutex
 	start := make(chan struct{})
 	for _, tok := range tokens {
 		for range 2 {
 			wg.Go(func() {
 				<-start
+				t0 := time.Now()
 				code := post(client, "PUT", base+"/v1/guides/"+g.ID+"/like", tok, "", nil)
+				took := time.Since(t0)
 				mu.Lock()
 				answers[code]++
+				lats = append(lats, took)
 				mu.Unlock()
 			})
 		}
@@ -209,6 +216,11 @@ func likeStorm(client *http.Client, base string, users int) likeSummary {
 		LikeCount int64 `json:"like_count"`
 	}
 	post(client, "GET", base+"/v1/guides/"+g.ID, "", "", &after)
+	slices.Sort(lats)
+	pct := func(p float64) float64 {
+		return float64(lats[min(len(lats)-1, int(p*float64(len(lats))))].Microseconds()) / 1000
+	}
 	return likeSummary{Users: users, Taps: 2 * users, Seconds: took.Seconds(), TapsPerS: float64(2*users) / took.Seconds(),
-		RecordedPerS: float64(after.LikeCount) / took.Seconds(), LikeCount: after.LikeCount, Answers: answers}
+		RecordedPerS: float64(after.LikeCount) / took.Seconds(), LikeCount: after.LikeCount, Answers: answers,
+		P50ms: pct(0.5), P95ms: pct(0.95), P99ms: pct(0.99)}
 }

@@ -1,0 +1,274 @@
+package sql
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// Group commit for likes. A like is tiny; what it costs is its own
+// transaction and WAL flush, so a storm of likes waits on commits, not on
+// work. While the store is started, Like and Unlike hand their request to
+// a few committers; each takes what is queued (waiting up to Window for
+// more), writes the whole batch in one statement and one commit, and only
+// then answers every request in it. An answer always follows its commit,
+// so an acknowledged like survives a crash of this process; a request
+// whose caller gives up meanwhile may still be written, as a single
+// statement cancelled in flight may.
+
+// LikeBatchOptions tune the committers; zero values take the defaults.
+type LikeBatchOptions struct {
+	Committers int           // 4: batches written at once
+	Window     time.Duration // 2 ms: how long a batch waits to fill after its first request
+	MaxBatch   int           // 512 requests
+	Timeout    time.Duration // 10 s: a batch's statement gives up after this
+	Registerer prometheus.Registerer
+}
+
+func (o LikeBatchOptions) withDefaults() LikeBatchOptions {
+	if o.Committers <= 0 {
+		o.Committers = 4
+	}
+	if o.Window <= 0 {
+		o.Window = 2 * time.Millisecond
+	}
+	if o.MaxBatch <= 0 {
+		o.MaxBatch = 512
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Second
+	}
+	return o
+}
+
+type likeOp struct {
+	like        bool
+	guide, user string
+	at          time.Time
+	queued      time.Time
+	done        chan likeResult // buffered: a committer never waits on a caller
+}
+
+type likeResult struct {
+	st  guides.LikeState
+	err error
+}
+
+// likeBatcher owns the committers, in the shape of river's startstop: the
+// queue is closed on Stop and the committers drain it before they return,
+// so every accepted request is answered.
+type likeBatcher struct {
+	s   *Guides
+	opt LikeBatchOptions
+	m   likeBatchMetrics
+
+	mu     sync.RWMutex
+	closed bool
+	queue  chan *likeOp
+	wg     sync.WaitGroup
+}
+
+type likeBatchMetrics struct {
+	size, wait prometheus.Histogram
+	fallbacks  prometheus.Counter
+}
+
+func newLikeBatchMetrics(reg prometheus.Registerer) likeBatchMetrics {
+	m := likeBatchMetrics{
+		size: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "guidepost_likes_batch_size", Help: "Likes and unlikes written by one statement and one commit.",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10),
+		}),
+		wait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "guidepost_likes_batch_wait_seconds", Help: "From a like's arrival to its batch's commit.",
+			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
+		}),
+		fallbacks: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "guidepost_likes_batch_fallbacks_total", Help: "Batches that failed and were written one request at a time.",
+		}),
+	}
+	if reg != nil {
+		m.size = register(reg, m.size)
+		m.wait = register(reg, m.wait)
+		m.fallbacks = register(reg, m.fallbacks)
+	}
+	return m
+}
+
+// register registers c, or returns the one already registered (batching
+// restarted on the same registry).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	var are prometheus.AlreadyRegisteredError
+	if err := reg.Register(c); errors.As(err, &are) {
+		if old, ok := are.ExistingCollector.(C); ok {
+			return old
+		}
+	} else if err != nil {
+		panic(err)
+	}
+	return c
+}
+
+var errLikesStarted = errors.New("sql: like batching already started")
+
+// StartLikeBatching makes Like and Unlike group-commit until
+// StopLikeBatching. Without it each like is its own statement.
+func (s *Guides) StartLikeBatching(opt LikeBatchOptions) error {
+	opt = opt.withDefaults()
+	b := &likeBatcher{s: s, opt: opt, queue: make(chan *likeOp, 4*opt.MaxBatch)}
+	if !s.batcher.CompareAndSwap(nil, b) {
+		return errLikesStarted
+	}
+	b.m = newLikeBatchMetrics(opt.Registerer)
+	for range opt.Committers {
+		b.wg.Go(b.commit)
+	}
+	return nil
+}
+
+// StopLikeBatching answers every request already accepted, then returns
+// once the committers have; later likes are written one at a time.
+// Stopping twice, or never started, is fine.
+func (s *Guides) StopLikeBatching() {
+	b := s.batcher.Swap(nil)
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	if !b.closed {
+		b.closed = true
+		close(b.queue)
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+}
+
+var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is stopping; try again shortly")
+
+// submit queues op and waits for its batch to commit, or for ctx.
+func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState, error) {
+	op.queued, op.done = time.Now(), make(chan likeResult, 1)
+	b.mu.RLock()
+	if b.closed {
+		b.mu.RUnlock()
+		return guides.LikeState{}, errLikesStopping
+	}
+	select {
+	case b.queue <- op:
+	case <-ctx.Done():
+		b.mu.RUnlock()
+		return guides.LikeState{}, ctx.Err()
+	}
+	b.mu.RUnlock()
+	select {
+	case r := <-op.done:
+		return r.st, r.err
+	case <-ctx.Done():
+		return guides.LikeState{}, ctx.Err()
+	}
+}
+
+// commit is one committer: a batch at a time until the queue is closed
+// and empty.
+func (b *likeBatcher) commit() {
+	batch := make([]*likeOp, 0, b.opt.MaxBatch)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	for {
+		first, ok := <-b.queue
+		if !ok {
+			return
+		}
+		batch = append(batch[:0], first)
+		timer.Reset(b.opt.Window)
+	fill:
+		for len(batch) < b.opt.MaxBatch {
+			select {
+			case op, ok := <-b.queue:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, op)
+			case <-timer.C:
+				break fill
+			}
+		}
+		timer.Stop()
+		b.write(batch)
+	}
+}
+
+// write commits batch in rounds (see rounds) and answers each request.
+func (b *likeBatcher) write(batch []*likeOp) {
+	ctx, cancel := context.WithTimeout(context.Background(), b.opt.Timeout)
+	defer cancel()
+	b.m.size.Observe(float64(len(batch)))
+	for _, round := range rounds(batch) {
+		counts, err := b.s.writeLikes(ctx, round)
+		if err != nil && !isConnError(err) && ctx.Err() == nil {
+			// One bad request (a guide or user deleted meanwhile) or a
+			// deadlock fails the statement for all: write them one by one,
+			// so each gets its own answer.
+			b.m.fallbacks.Inc()
+			for _, op := range round {
+				st, err := b.s.likeOne(ctx, op)
+				b.answer(op, st, err)
+			}
+			continue
+		}
+		for _, op := range round {
+			if err != nil {
+				b.answer(op, guides.LikeState{}, writeError(err))
+				continue
+			}
+			n, ok := counts[op.guide]
+			if !ok {
+				b.answer(op, guides.LikeState{}, translate(pgx.ErrNoRows, "guide"))
+				continue
+			}
+			b.answer(op, guides.LikeState{Liked: op.like, LikeCount: n}, nil)
+		}
+	}
+}
+
+func (b *likeBatcher) answer(op *likeOp, st guides.LikeState, err error) {
+	b.m.wait.Observe(time.Since(op.queued).Seconds())
+	op.done <- likeResult{st, err}
+}
+
+// rounds splits a batch so that no round holds both a like and an unlike
+// of the same pair: a pair's requests keep their order across rounds, and
+// repeats of the same request share a round (a double tap is written
+// once and both taps get its answer).
+func rounds(batch []*likeOp) [][]*likeOp {
+	type pair struct{ guide, user string }
+	type last struct {
+		like  bool
+		round int
+	}
+	seen := make(map[pair]last, len(batch))
+	var out [][]*likeOp
+	for _, op := range batch {
+		p := pair{op.guide, op.user}
+		r := 0
+		if l, ok := seen[p]; ok {
+			r = l.round
+			if l.like != op.like {
+				r++
+			}
+		}
+		seen[p] = last{op.like, r}
+		if r == len(out) {
+			out = append(out, nil)
+		}
+		out[r] = append(out[r], op)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package sql_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+func batching(t *testing.T, store *gsql.Guides, opt gsql.LikeBatchOptions) *prometheus.Registry {
+	t.Helper()
+	reg := prometheus.NewRegistry()
+	opt.Registerer = reg
+	if err := store.StartLikeBatching(opt); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(store.StopLikeBatching)
+	return reg
+}
+
+// The storm of TestLikeStormIsExactAtStoreLevel, group-committed: the same
+// exact counts, in far fewer commits than likes.
+func TestBatchedLikeStormIsExact(t *testing.T) {
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	reg := batching(t, store, gsql.LikeBatchOptions{Window: 5 * time.Millisecond})
+	likeStormIsExact(t, db, store)
+	if err := store.StartLikeBatching(gsql.LikeBatchOptions{}); err == nil {
+		t.Error("started twice")
+	}
+	batches, requests := histogram(t, reg, "guidepost_likes_batch_size")
+	t.Logf("%.0f requests in %d batches", requests, batches)
+	if requests < 800 || float64(batches) > requests/4 {
+		t.Errorf("%.0f requests in %d batches: not grouped", requests, batches)
+	}
+	if n, _ := histogram(t, reg, "guidepost_likes_batch_wait_seconds"); n < 800 {
+		t.Errorf("waits observed for %d requests", n)
+	}
+}
+
+func histogram(t *testing.T, reg *prometheus.Registry, name string) (count uint64, sum float64) {
+	h := metric(t, reg, name).GetHistogram()
+	return h.GetSampleCount(), h.GetSampleSum()
+}
+
+func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	return metric(t, reg, name).GetCounter().GetValue()
+}
+
+func metric(t *testing.T, reg *prometheus.Registry, name string) *dto.Metric {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == name {
+			return mf.GetMetric()[0]
+		}
+	}
+	t.Fatalf("no metric %s", name)
+	return nil
+}
+
+// One batch with everything at once: double taps, a like and an unlike of
+// the same pair in order, a missing guide, a deleted user. Each request
+// gets its own answer, as if written alone in arrival order.
+func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 200 * time.Millisecond})
+	author := guideUser(t, db)
+	a, b := guideRow(t, store, author, 37.5, 127.0), guideRow(t, store, author, 37.6, 127.1)
+	u1, u2, gone := guideUser(t, db), guideUser(t, db), guideUser(t, db)
+	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, gone); err != nil {
+		t.Fatal(err)
+	}
+	type call struct {
+		like        bool
+		guide, user string
+		liked       bool
+		count       int64
+		code        string
+	}
+	calls := []call{
+		{like: true, guide: a, user: u1, liked: true, count: 1},
+		{like: true, guide: a, user: u1, liked: true, count: 1}, // double tap
+		{like: true, guide: a, user: u2, liked: true, count: 2},
+		{like: true, guide: b, user: u1, liked: true, count: 1},
+		{like: true, guide: uuid.NewString(), user: u1, code: guidepost.ENOTFOUND},
+		{like: true, guide: b, user: gone, code: guidepost.EUNAUTHORIZED},
+	}
+	// Submitted in order, 20 ms apart, into one 200 ms window.
+	results := make([]call, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() {
+			var err error
+			var st struct {
+				liked bool
+				n     int64
+			}
+			if c.like {
+				s, e := store.Like(ctx, c.guide, c.user, time.Now())
+				st.liked, st.n, err = s.Liked, s.LikeCount, e
+			} else {
+				s, e := store.Unlike(ctx, c.guide, c.user)
+				st.liked, st.n, err = s.Liked, s.LikeCount, e
+			}
+			results[i] = call{liked: st.liked, count: st.n, code: guidepost.ErrorCode(err)}
+		})
+		time.Sleep(20 * time.Millisecond)
+	}
+	wg.Wait()
+	for i, c := range calls {
+		r := results[i]
+		if c.code != "" {
+			if r.code != c.code {
+				t.Errorf("call %d: error %q, want %q", i, r.code, c.code)
+			}
+			continue
+		}
+		if r.code != "" || r.liked != c.liked || r.count != c.count {
+			t.Errorf("call %d: %+v, want liked %v count %d", i, r, c.liked, c.count)
+		}
+	}
+	if n := counter(t, reg, "guidepost_likes_batch_fallbacks_total"); n != 1 {
+		t.Errorf("%v fallbacks, want 1 (the deleted user)", n)
+	}
+	for g, want := range map[string]int{a: 2, b: 1} {
+		rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g)
+		st, _ := store.Guide(ctx, g, "")
+		if rows != want || st.LikeCount != int64(want) {
+			t.Errorf("guide %s: %d rows, count %d, want %d", g, rows, st.LikeCount, want)
+		}
+	}
+}
+
+// A like, an unlike and a like again of one pair in one batch: three
+// answers in order, one row and one count at the end.
+func TestBatchKeepsAPairsOrder(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 150 * time.Millisecond})
+	author := guideUser(t, db)
+	g, u := guideRow(t, store, author, 37.5, 127.0), guideUser(t, db)
+	var wg sync.WaitGroup
+	got := make([]bool, 3)
+	for i := range 3 {
+		wg.Go(func() {
+			var err error
+			if i == 1 {
+				st, e := store.Unlike(ctx, g, u)
+				got[i], err = st.Liked, e
+			} else {
+				st, e := store.Like(ctx, g, u, time.Now())
+				got[i], err = st.Liked, e
+			}
+			if err != nil {
+				t.Error(err)
+			}
+		})
+		time.Sleep(30 * time.Millisecond)
+	}
+	wg.Wait()
+	if !slices.Equal(got, []bool{true, false, true}) {
+		t.Errorf("answers %v", got)
+	}
+	st, _ := store.Guide(ctx, g, u)
+	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != 1 || st.LikeCount != 1 || !st.LikedByMe {
+		t.Errorf("%d rows, %+v", rows, st)
+	}
+}
+
+func TestLikeRounds(t *testing.T) {
+	for _, tc := range []struct {
+		reqs [][3]string
+		want string
+	}{
+		{[][3]string{{"like", "g", "u"}, {"like", "g", "u"}, {"like", "g", "v"}}, "[[0 1 2]]"},
+		{[][3]string{{"like", "g", "u"}, {"unlike", "g", "u"}, {"like", "g", "v"}, {"like", "g", "u"}}, "[[0 2] [1] [3]]"},
+		{[][3]string{{"unlike", "g", "u"}, {"unlike", "g", "u"}, {"like", "h", "u"}}, "[[0 1 2]]"},
+	} {
+		if got := fmt.Sprint(gsql.LikeRounds(tc.reqs)); got != tc.want {
+			t.Errorf("%v: %s, want %s", tc.reqs, got, tc.want)
+		}
+	}
+}
+
+// Stop answers what was queued; afterwards likes are written one at a time.
+func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	if err := store.StartLikeBatching(gsql.LikeBatchOptions{Window: 50 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	author := guideUser(t, db)
+	g := guideRow(t, store, author, 37.5, 127.0)
+	users := make([]string, 50)
+	for i := range users {
+		users[i] = guideUser(t, db)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	ok := 0
+	for _, u := range users {
+		wg.Go(func() {
+			_, err := store.Like(ctx, g, u, time.Now())
+			switch code := guidepost.ErrorCode(err); {
+			case err == nil:
+				mu.Lock()
+				ok++
+				mu.Unlock()
+			case code != guidepost.EUNAVAILABLE:
+				t.Error(err)
+			}
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	store.StopLikeBatching()
+	store.StopLikeBatching()
+	wg.Wait()
+	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != ok {
+		t.Errorf("%d rows, %d acknowledged", rows, ok)
+	}
+	if st, err := store.Like(ctx, g, author, time.Now()); err != nil || st.LikeCount != int64(ok+1) {
+		t.Errorf("after stop: %+v %v", st, err)
+	}
+}
