@@ -257,6 +257,9 @@ import (
 	"unsafe"
 )
 
+// turboJPEG: decodeJPEGScaled decodes YCbCr JPEGs (RenderMemory weighs them so).
+const turboJPEG = true
+
 // JPEGCodec names the JPEG codec in use, for the worker's startup log.
 const JPEGCodec = "libjpeg-turbo"
 

@@ -9,6 +9,9 @@ import (
 	"image/jpeg"
 )
 
+// turboJPEG: decodeJPEGScaled decodes YCbCr JPEGs (RenderMemory weighs them so).
+const turboJPEG = false
+
 // JPEGCodec names the JPEG codec in use, for the worker's startup log.
 // Without cgo it is the standard library's, several times slower.
 const JPEGCodec = "image/jpeg"
