@@ -46,7 +46,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		}
 		g.Go(func() error { return a.serveWorkerMetrics(gctx, ln) })
 	}
-	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(),
+	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(), "jpeg_codec", photo.JPEGCodec,
 		"sweep_interval", m.SweepInterval, "pending_age", m.PendingAge, "orphan_age", m.OrphanAge)
 	g.Go(func() error { return w.Run(gctx) })
 	return g.Wait()
