@@ -79,31 +79,11 @@ static void gp_setup(struct jpeg_decompress_struct *d, int scale_num) {
 	d->dct_method = JDCT_ISLOW;
 }
 
-// gp_probe reads the header and fills out as gp_layout does. Returns 0, 1
-// (not for raw decoding) or -1 with the message in msg.
-static int gp_probe(const unsigned char *data, unsigned long len, int scale_num, int *out, char *msg) {
-	struct jpeg_decompress_struct d;
-	gp_err e;
-	gp_err_init(&e);
-	d.err = &e.pub;
-	jpeg_create_decompress(&d);
-	if (setjmp(e.jb)) {
-		strcpy(msg, e.msg);
-		jpeg_destroy_decompress(&d);
-		return -1;
-	}
-	jpeg_mem_src(&d, data, len);
-	jpeg_read_header(&d, TRUE);
-	gp_setup(&d, scale_num);
-	jpeg_calc_output_dimensions(&d);
-	int rc = gp_layout(&d, out);
-	jpeg_destroy_decompress(&d);
-	return rc;
-}
-
-// gp_decode decodes into planes laid out as gp_probe said (want), without
-// colour conversion or upsampling.
-static int gp_decode(const unsigned char *data, unsigned long len, int scale_num, const int *want,
+// gp_decode, without planes (yp NULL), reads the header and fills lay as
+// gp_layout does, returning 0 or 1 (not for raw decoding). With planes laid
+// out as lay says, it decodes into them, without colour conversion or
+// upsampling. -1 is an error, its message in msg.
+static int gp_decode(const unsigned char *data, unsigned long len, int scale_num, int *lay,
                      unsigned char *yp, unsigned char *cbp, unsigned char *crp, char *msg) {
 	struct jpeg_decompress_struct d;
 	gp_err e;
@@ -118,9 +98,15 @@ static int gp_decode(const unsigned char *data, unsigned long len, int scale_num
 	jpeg_mem_src(&d, data, len);
 	jpeg_read_header(&d, TRUE);
 	gp_setup(&d, scale_num);
+	if (yp == NULL) {
+		jpeg_calc_output_dimensions(&d);
+		int rc = gp_layout(&d, lay);
+		jpeg_destroy_decompress(&d);
+		return rc;
+	}
 	jpeg_start_decompress(&d);
 	int got[10];
-	if (gp_layout(&d, got) != 0 || memcmp(got, want, sizeof got) != 0) {
+	if (gp_layout(&d, got) != 0 || memcmp(got, lay, sizeof got) != 0) {
 		strcpy(msg, "layout changed between probe and decode");
 		jpeg_destroy_decompress(&d);
 		return -1;
@@ -133,11 +119,11 @@ static int gp_decode(const unsigned char *data, unsigned long len, int scale_num
 	JDIMENSION lines = d.max_v_samp_factor * d.min_DCT_scaled_size;
 	for (int imcu = 0; d.output_scanline < d.output_height; imcu++) {
 		for (int i = 0; i < yrows; i++) {
-			ry[i] = yp + (size_t)(imcu * yrows + i) * want[4];
+			ry[i] = yp + (size_t)(imcu * yrows + i) * lay[4];
 		}
 		for (int i = 0; i < crows; i++) {
-			rcb[i] = cbp + (size_t)(imcu * crows + i) * want[6];
-			rcr[i] = crp + (size_t)(imcu * crows + i) * want[6];
+			rcb[i] = cbp + (size_t)(imcu * crows + i) * lay[6];
+			rcr[i] = crp + (size_t)(imcu * crows + i) * lay[6];
 		}
 		if (jpeg_read_raw_data(&d, planes, lines) == 0) {
 			strcpy(msg, "suspended");
@@ -149,11 +135,16 @@ static int gp_decode(const unsigned char *data, unsigned long len, int scale_num
 	return 0;
 }
 
-// gp_encode compresses 4-byte RGBX rows into a JPEG without any APPn
-// segment (no JFIF, EXIF or profile), 4:2:0 as image/jpeg does. *out is
-// malloc'ed: the caller frees it.
-static int gp_encode(const unsigned char *pix, int w, int h, int stride, int quality,
-                     unsigned char **out, unsigned long *outlen, char *msg) {
+// gp_encode compresses, without any APPn segment (no JFIF, EXIF or
+// profile), either 4-byte RGBX rows (sub 0: p0 with stride s0, made 4:2:0
+// as image/jpeg does) or YCbCr planes as they are (sub 2: 4:2:0, 1:
+// 4:4:4; p0 luma with stride s0, p1 and p2 chroma with stride s1), which
+// skips colour conversion and chroma downsampling. Plane rows past the
+// last repeat it; the planes' strides must cover whole blocks, their
+// padding columns repeating the last one. *out is malloc'ed: the caller
+// frees it.
+static int gp_encode(const unsigned char *p0, int s0, const unsigned char *p1, const unsigned char *p2, int s1,
+                     int w, int h, int sub, int quality, unsigned char **out, unsigned long *outlen, char *msg) {
 	struct jpeg_compress_struct c;
 	gp_err e;
 	gp_err_init(&e);
@@ -171,75 +162,41 @@ static int gp_encode(const unsigned char *pix, int w, int h, int stride, int qua
 	jpeg_mem_dest(&c, out, outlen);
 	c.image_width = w;
 	c.image_height = h;
-	c.input_components = 4;
-	c.in_color_space = JCS_EXT_RGBX;
+	c.input_components = sub ? 3 : 4;
+	c.in_color_space = sub ? JCS_YCbCr : JCS_EXT_RGBX;
 	jpeg_set_defaults(&c);
 	jpeg_set_quality(&c, quality, TRUE);
 	c.write_JFIF_header = FALSE;
 	c.dct_method = JDCT_ISLOW;
-	jpeg_start_compress(&c, TRUE);
-	JSAMPROW rows[16];
-	while (c.next_scanline < c.image_height) {
-		int n = 0;
-		for (; n < 16 && c.next_scanline + n < c.image_height; n++) {
-			rows[n] = (JSAMPROW)(pix + (size_t)(c.next_scanline + n) * stride);
+	if (sub) {
+		c.raw_data_in = TRUE;
+		c.comp_info[0].h_samp_factor = c.comp_info[0].v_samp_factor = sub;
+		for (int i = 1; i < 3; i++) {
+			c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
 		}
-		jpeg_write_scanlines(&c, rows, n);
-	}
-	jpeg_finish_compress(&c);
-	jpeg_destroy_compress(&c);
-	return 0;
-}
-
-// gp_encode_raw compresses YCbCr planes as they are (sub 2: 4:2:0, 1:
-// 4:4:4), skipping colour conversion and chroma downsampling. Rows past
-// the last repeat it; the planes' strides must cover whole blocks, their
-// padding columns repeating the last one.
-static int gp_encode_raw(const unsigned char *yp, int ystride, const unsigned char *cbp, const unsigned char *crp,
-                         int cstride, int w, int h, int sub, int quality,
-                         unsigned char **out, unsigned long *outlen, char *msg) {
-	struct jpeg_compress_struct c;
-	gp_err e;
-	gp_err_init(&e);
-	c.err = &e.pub;
-	*out = NULL;
-	*outlen = 0;
-	jpeg_create_compress(&c);
-	if (setjmp(e.jb)) {
-		strcpy(msg, e.msg);
-		jpeg_destroy_compress(&c);
-		free(*out);
-		*out = NULL;
-		return -1;
-	}
-	jpeg_mem_dest(&c, out, outlen);
-	c.image_width = w;
-	c.image_height = h;
-	c.input_components = 3;
-	c.in_color_space = JCS_YCbCr;
-	jpeg_set_defaults(&c);
-	jpeg_set_quality(&c, quality, TRUE);
-	c.write_JFIF_header = FALSE;
-	c.dct_method = JDCT_ISLOW;
-	c.raw_data_in = TRUE;
-	c.comp_info[0].h_samp_factor = c.comp_info[0].v_samp_factor = sub;
-	for (int i = 1; i < 3; i++) {
-		c.comp_info[i].h_samp_factor = c.comp_info[i].v_samp_factor = 1;
 	}
 	jpeg_start_compress(&c, TRUE);
-	int yrows = 8 * sub, ch = (h + sub - 1) / sub;
+	int yrows = sub ? 8 * sub : 16, ch = sub ? (h + sub - 1) / sub : 0;
 	JSAMPROW ry[16], rcb[8], rcr[8];
 	JSAMPARRAY planes[3] = {ry, rcb, rcr};
 	while (c.next_scanline < c.image_height) {
-		int y0 = c.next_scanline, c0 = y0 / sub;
+		int y0 = c.next_scanline;
+		if (!sub) {
+			int n = 0;
+			for (; n < yrows && y0 + n < h; n++) {
+				ry[n] = (JSAMPROW)(p0 + (size_t)(y0 + n) * s0);
+			}
+			jpeg_write_scanlines(&c, ry, n);
+			continue;
+		}
 		for (int i = 0; i < yrows; i++) {
 			int y = y0 + i < h ? y0 + i : h - 1;
-			ry[i] = (JSAMPROW)(yp + (size_t)y * ystride);
+			ry[i] = (JSAMPROW)(p0 + (size_t)y * s0);
 		}
-		for (int i = 0; i < 8; i++) {
+		for (int i = 0, c0 = y0 / sub; i < 8; i++) {
 			int y = c0 + i < ch ? c0 + i : ch - 1;
-			rcb[i] = (JSAMPROW)(cbp + (size_t)y * cstride);
-			rcr[i] = (JSAMPROW)(crp + (size_t)y * cstride);
+			rcb[i] = (JSAMPROW)(p1 + (size_t)y * s1);
+			rcr[i] = (JSAMPROW)(p2 + (size_t)y * s1);
 		}
 		jpeg_write_raw_data(&c, planes, yrows);
 	}
@@ -283,7 +240,7 @@ func decodeJPEGScaled(data []byte, fullW, fullH, minW, minH int) (*image.YCbCr, 
 	var lay [10]C.int
 	var msg [C.JMSG_LENGTH_MAX]C.char
 	src := (*C.uchar)(unsafe.Pointer(&data[0]))
-	switch C.gp_probe(src, C.ulong(len(data)), C.int(num), &lay[0], &msg[0]) {
+	switch C.gp_decode(src, C.ulong(len(data)), C.int(num), &lay[0], nil, nil, nil, &msg[0]) {
 	case 1:
 		return nil, errNotRaw
 	case -1:
@@ -327,20 +284,11 @@ func to420(src *image.YCbCr) *image.YCbCr {
 // encodeJPEG compresses with libjpeg-turbo: about 4× faster than
 // image/jpeg at the same quality scale and the same 4:2:0 layout.
 func encodeJPEG(img *image.RGBA, quality int) ([]byte, error) {
-	var out *C.uchar
-	var n C.ulong
-	var msg [C.JMSG_LENGTH_MAX]C.char
-	w, h := img.Rect.Dx(), img.Rect.Dy()
-	if w < 1 || h < 1 {
+	if img.Rect.Dx() < 1 || img.Rect.Dy() < 1 {
 		return nil, errors.New("photo: empty image")
 	}
 	pix := img.Pix[img.PixOffset(img.Rect.Min.X, img.Rect.Min.Y):]
-	if C.gp_encode((*C.uchar)(unsafe.Pointer(&pix[0])), C.int(w), C.int(h), C.int(img.Stride), C.int(quality),
-		&out, &n, &msg[0]) != 0 {
-		return nil, fmt.Errorf("libjpeg: %s", C.GoString(&msg[0]))
-	}
-	defer C.free(unsafe.Pointer(out))
-	return C.GoBytes(unsafe.Pointer(out), C.int(n)), nil
+	return compress(&pix[0], img.Stride, nil, nil, 0, img.Rect.Dx(), img.Rect.Dy(), 0, quality)
 }
 
 // encodeYCbCr compresses 4:2:0 or 4:4:4 planes laid out by newPlanes
@@ -350,12 +298,16 @@ func encodeYCbCr(img *image.YCbCr, quality int) ([]byte, error) {
 	if img.SubsampleRatio == image.YCbCrSubsampleRatio444 {
 		sub = 1
 	}
+	return compress(&img.Y[0], img.YStride, &img.Cb[0], &img.Cr[0], img.CStride, img.Rect.Dx(), img.Rect.Dy(), sub, quality)
+}
+
+// compress runs gp_encode and copies its output into Go memory.
+func compress(p0 *byte, s0 int, p1, p2 *byte, s1, w, h, sub, quality int) ([]byte, error) {
 	var out *C.uchar
 	var n C.ulong
 	var msg [C.JMSG_LENGTH_MAX]C.char
-	if C.gp_encode_raw((*C.uchar)(unsafe.Pointer(&img.Y[0])), C.int(img.YStride),
-		(*C.uchar)(unsafe.Pointer(&img.Cb[0])), (*C.uchar)(unsafe.Pointer(&img.Cr[0])), C.int(img.CStride),
-		C.int(img.Rect.Dx()), C.int(img.Rect.Dy()), C.int(sub), C.int(quality), &out, &n, &msg[0]) != 0 {
+	if C.gp_encode((*C.uchar)(p0), C.int(s0), (*C.uchar)(p1), (*C.uchar)(p2), C.int(s1),
+		C.int(w), C.int(h), C.int(sub), C.int(quality), &out, &n, &msg[0]) != 0 {
 		return nil, fmt.Errorf("libjpeg: %s", C.GoString(&msg[0]))
 	}
 	defer C.free(unsafe.Pointer(out))
