@@ -6,9 +6,17 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# CGO off and the nodynamic tag keep the binary static: without the tag the
-# HEIC decoder links the dynamic loader to try a system libheif first.
-RUN CGO_ENABLED=0 go build -tags nodynamic -trimpath -ldflags="-s -w" -o /out/guidepost ./cmd/guidepost
+# libjpeg-turbo (cgo) for the photo worker, linked from libjpeg.a.
+RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev \
+    && rm -rf /var/lib/apt/lists/*
+# The binary stays static: -extldflags -static links libjpeg and libc in;
+# netgo and osusergo keep the resolver and user lookups in Go (glibc's need
+# its shared modules at run time); and without nodynamic the HEIC decoder
+# links the dynamic loader to try a system libheif first. The check fails
+# the build if anything dynamic slipped in.
+RUN CGO_ENABLED=1 go build -tags nodynamic,netgo,osusergo -trimpath \
+    -ldflags='-s -w -linkmode external -extldflags "-static"' -o /out/guidepost ./cmd/guidepost \
+    && ! ldd /out/guidepost >/dev/null 2>&1
 
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/guidepost /usr/local/bin/guidepost

@@ -92,34 +92,8 @@ func toGuideJSON(g guides.Guide) guideJSON {
 	return j
 }
 
-type guideItemJSON struct {
-	ID           string    `json:"id"`
-	Title        string    `json:"title"`
-	Lat          float64   `json:"lat"`
-	Lng          float64   `json:"lng"`
-	DistanceM    *float64  `json:"distance_m,omitempty"`
-	LikeCount    int64     `json:"like_count"`
-	Tags         []string  `json:"tags"`
-	ThumbnailURL *string   `json:"thumbnail_url"`
-	ThumbHash    *string   `json:"thumbhash"`
-	CreatedAt    time.Time `json:"created_at"`
-}
-
-func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
-	out := make([]guideItemJSON, len(items))
-	for i, it := range items {
-		out[i] = guideItemJSON{ID: it.ID, Title: it.Title, Lat: it.Lat, Lng: it.Lng, LikeCount: it.LikeCount,
-			Tags: it.Tags, ThumbnailURL: nullable(it.ThumbURL), ThumbHash: nullable(it.Cover.ThumbHash), CreatedAt: it.CreatedAt}
-		if out[i].Tags == nil {
-			out[i].Tags = []string{}
-		}
-		if withDistance {
-			d := guides.RoundDistance(it.DistanceM)
-			out[i].DistanceM = &d
-		}
-	}
-	return out
-}
+// answerType is what c.JSON sends.
+const answerType = "application/json; charset=utf-8"
 
 func (s *Server) createGuide(c *gin.Context) {
 	var in struct {
@@ -296,7 +270,9 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, true), "next_cursor": nullable(page.NextCursor)})
+	answer := itemsAnswer(page.Items, true, "next_cursor", func(b []byte) []byte { return appendNullable(b, page.NextCursor) })
+	defer releaseAnswer(answer)
+	c.Data(http.StatusOK, answerType, *answer)
 }
 
 func (s *Server) guidesInBBox(c *gin.Context) {
@@ -311,7 +287,9 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"items": toItemsJSON(page.Items, false), "truncated": page.Truncated})
+	answer := itemsAnswer(page.Items, false, "truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) })
+	defer releaseAnswer(answer)
+	c.Data(http.StatusOK, answerType, *answer)
 }
 
 type clusterJSON struct {

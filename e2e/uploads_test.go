@@ -192,7 +192,7 @@ func TestDirectUploadThroughTheBinary(t *testing.T) {
 		t.Fatalf("%d uploads left open", n)
 	}
 	for _, k := range s.objects() {
-		if !strings.HasSuffix(k, "original") && !strings.HasSuffix(k, ".jpg") {
+		if !strings.HasPrefix(k, "originals/") && !strings.HasSuffix(k, ".jpg") {
 			t.Fatalf("unexpected object %s", k)
 		}
 	}

@@ -184,6 +184,18 @@ pg_up() {
 	say "postgres: $state $version on $PG_HOST:$PG_PORT, db $PG_DB (postgis $postgis)"
 }
 
+# ---------------------------------------------------------------- libjpeg
+# The photo worker links libjpeg-turbo through cgo (media/photo/turbo.go):
+# the headers and libjpeg.a for a static build. Without them a cgo build
+# of the whole module fails.
+jpeg_up() {
+	if [ ! -f /usr/include/jpeglib.h ] || ! ls /usr/lib/*/libjpeg.a >/dev/null 2>&1; then
+		apt_install libjpeg libjpeg62-turbo-dev
+	fi
+	[ -f /usr/include/jpeglib.h ] || die libjpeg "jpeglib.h still missing after installing libjpeg62-turbo-dev"
+	say "libjpeg: libjpeg-turbo headers and static library ok"
+}
+
 # ---------------------------------------------------------------- redis
 redis_ping() {
 	[ "$(timeout 5 redis-cli -h "$REDIS_HOST" -p "$REDIS_PORT" ping 2>/dev/null)" = PONG ]
@@ -416,6 +428,7 @@ s3_up() {
 	say "s3: $state, bucket $S3_BUCKET ok"
 }
 
+jpeg_up
 pg_up
 redis_up
 s3_up

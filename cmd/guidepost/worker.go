@@ -52,7 +52,7 @@ func (a *app) runWorker(ctx context.Context) error {
 		}
 		g.Go(func() error { return a.serveMetrics(gctx, ln, "worker metrics") })
 	}
-	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(),
+	a.log.Info("photo worker", "concurrency", a.cfg.WorkerConcurrency, "heic_decoder", photo.HEICDecoder(), "jpeg_codec", photo.JPEGCodec,
 		"sweep_interval", m.SweepInterval, "pending_age", m.PendingAge, "orphan_age", m.OrphanAge, "upload_ttl", m.UploadTTL)
 	g.Go(func() error { return w.Run(gctx) })
 	return g.Wait()

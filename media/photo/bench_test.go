@@ -93,7 +93,8 @@ func BenchmarkStages12MP(b *testing.B) {
 		b.Fatal(err)
 	}
 	w, h := fit(full.Bounds().Dx(), full.Bounds().Dy(), WebMax)
-	web := finish(resizeWeb(full, w, h), false)
+	_, planes := resizeWeb(full, w, h)
+	web := finish(toNRGBA(planes), false)
 	tw, th := fit(w, h, ThumbMax)
 	thumb := finish(imaging.Resize(web, tw, th, imaging.CatmullRom), false)
 	hw, hh := fit(tw, th, hashMax)
@@ -118,7 +119,8 @@ func BenchmarkStages12MP(b *testing.B) {
 	stage("resize-2048-planes (used)", func() { resizeWeb(full, w, h) })
 	stage("finish-p3", func() { finish(imaging.Clone(web), true) })
 	stage("encode-web-q85", func() { encode(ctx, web, WebQuality) })
-	stage("resize-thumb-1080", func() { imaging.Resize(web, tw, th, imaging.CatmullRom) })
+	stage("resize-thumb-1080-RGBA", func() { imaging.Resize(web, tw, th, imaging.CatmullRom) })
+	stage("resize-thumb-1080-planes (used)", func() { toNRGBA(resizeYCbCr(planes, tw, th)) })
 	stage("encode-thumb-q70", func() { encode(ctx, thumb, ThumbQuality) })
 	stage("thumbhash", func() { thumbHash(finish(imaging.Resize(thumb, hw, hh, imaging.Box), false)) })
 }

@@ -15,6 +15,7 @@ type infoWire struct {
 	FrameW, FrameH              int
 	Lossless                    bool
 	Size                        int64
+	Exif                        []byte `json:",omitempty"` // capture time and place are read from it
 }
 
 // MarshalBinary encodes an Info for RenderProbed in another process.
@@ -25,7 +26,7 @@ func (i Info) MarshalBinary() ([]byte, error) {
 		DisplayP3: i.DisplayP3, DecoderOrients: i.decoderOrients,
 		Progressive: i.m.progressive, Converted: i.m.converted, Scans: i.m.scans, PNGBytes: i.m.pngBytes,
 		Samples: i.m.samples, FrameW: i.m.frameW, FrameH: i.m.frameH, Lossless: i.m.lossless,
-		Size: i.size,
+		Size: i.size, Exif: i.m.exif,
 	})
 }
 
@@ -40,7 +41,7 @@ func (i *Info) UnmarshalBinary(b []byte) error {
 		DisplayWidth: w.DisplayWidth, DisplayHeight: w.DisplayHeight,
 		DisplayP3: w.DisplayP3, decoderOrients: w.DecoderOrients, size: w.Size,
 		m: meta{progressive: w.Progressive, converted: w.Converted, scans: w.Scans, pngBytes: w.PNGBytes,
-			samples: w.Samples, frameW: w.FrameW, frameH: w.FrameH, lossless: w.Lossless},
+			samples: w.Samples, frameW: w.FrameW, frameH: w.FrameH, lossless: w.Lossless, exif: w.Exif},
 	}
 	return nil
 }

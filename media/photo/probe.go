@@ -62,11 +62,19 @@ const MaxScans = 64
 // converts to RGBA or CMYK. HEIC 26 B/px through WebAssembly (315 MB at
 // 12 MP, 1 GB at 48 MP) and ~10 native (mostly outside the Go heap); PNG and
 // WebP are estimated from their decoded layouts and the resize buffer.
+//
+// Where libjpeg-turbo is built in, a YCbCr JPEG decodes at a reduced scale
+// (decodeJPEGScaled) and needs far less: see scaledJPEGMemory. A damaged
+// file it refuses falls back to image/jpeg, which must then fit that
+// weight, or fails as too complex in a render child.
 func (i Info) RenderMemory() int64 {
 	var perPixel float64
 	var overhead int64 = 24 << 20 // the fixed-size buffers
 	switch i.Format {
 	case JPEG:
+		if need, ok := i.scaledJPEGMemory(); ok {
+			return need + i.size
+		}
 		perSample := 3.2
 		if i.m.progressive {
 			perSample = 12.0 / 1.5
@@ -91,6 +99,33 @@ func (i Info) RenderMemory() int64 {
 		}
 	}
 	return int64(perPixel*float64(i.Width)*float64(i.Height)) + i.size + overhead
+}
+
+// scaledJPEGMemory bounds a render through decodeJPEGScaled, whose frame
+// decodes at n/8 (s² of the pixels, jpegScale) into planes. Per decoded
+// pixel, in the Go heap: the planes (3 samples when a scaled decode of
+// 4:2:0 makes 4:4:4 chroma, plus the 4:2:0 average of it) and the resize's
+// intermediate rows, at most as many again. A progressive frame also keeps
+// every coefficient in libjpeg, 2 bytes a sample at full size. The fixed
+// part holds what is WebMax-sized at most: planes, turned copies, the RGB
+// images of a Display P3 photo, the encoders' output (40 MiB). 12 MP: 73
+// MiB against image/jpeg's 83; 48 MP: 96 against 258 (Go allocates 31 and
+// 39 MiB in all).
+func (i Info) scaledJPEGMemory() (int64, bool) {
+	if !turboJPEG || i.m.converted || i.m.samples <= 1 {
+		return 0, false // not a YCbCr frame: image/jpeg decodes it
+	}
+	w, h, _, _ := webSize(i.Width, i.Height, i.Orientation)
+	n := jpegScale(i.Width, i.Height, w, h)
+	perDecoded := 2 * i.m.samples
+	if n < 8 {
+		perDecoded = 2*3 + 0.5
+	}
+	perPixel := perDecoded * float64(n*n) / 64
+	if i.m.progressive {
+		perPixel += 2 * i.m.samples
+	}
+	return int64(perPixel*float64(i.Width)*float64(i.Height)) + 40<<20, true
 }
 
 // Probe reads the size, orientation and colour space from the header of a

@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"image"
-	"image/jpeg"
 	"io"
 	"time"
 
@@ -84,23 +83,20 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 		return Result{}, err
 	}
 	res := Result{Width: shown.X, Height: shown.Y}
-	if res.Web, err = encode(ctx, web, WebQuality); err != nil {
+	if res.Web, err = web.encode(ctx, WebQuality); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
-	thumb := web
-	if tw, th := fit(web.Rect.Dx(), web.Rect.Dy(), ThumbMax); tw != web.Rect.Dx() || th != web.Rect.Dy() {
-		// From the web image, not the original: 3 MP in instead of up to 50.
-		thumb = finish(imaging.Resize(web, tw, th, imaging.CatmullRom), false)
-	}
+	// From the web image, not the original: 3 MP in instead of up to 50.
+	tw, th := fit(web.width(), web.height(), ThumbMax)
+	thumb := web.shrink(tw, th, imaging.CatmullRom)
 	sw.lap(&sw.resize)
-	if res.Thumb, err = encode(ctx, thumb, ThumbQuality); err != nil {
+	if res.Thumb, err = thumb.encode(ctx, ThumbQuality); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
-	hw, hh := fit(thumb.Rect.Dx(), thumb.Rect.Dy(), hashMax)
-	small := finish(imaging.Resize(thumb, hw, hh, imaging.Box), false)
-	res.ThumbHash = base64.StdEncoding.EncodeToString(thumbHash(small))
+	hw, hh := fit(tw, th, hashMax)
+	res.ThumbHash = base64.StdEncoding.EncodeToString(thumbHash(thumb.shrink(hw, hh, imaging.Box).toRGBA()))
 	sw.lap(&sw.resize)
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -129,14 +125,14 @@ func (s *stopwatch) report(fn func(string, time.Duration)) {
 	}
 }
 
-// decodeWeb decodes the photo and returns it upright, in sRGB, fitted within
-// WebMax, with the displayed size of the original. Resizing comes first, in
-// stored orientation (a transposed target), so that the orientation and
-// colour passes only touch the small image.
-func decodeWeb(data []byte, info Info, sw *stopwatch) (*image.RGBA, image.Point, error) {
-	img, err := decode(data, info.Format)
+// decodeWeb decodes the photo and returns it fitted within WebMax, with
+// the displayed size of the original. Resizing comes first, in stored
+// orientation (a transposed target), so that the orientation and colour
+// passes only touch the small image.
+func decodeWeb(data []byte, info Info, sw *stopwatch) (picture, image.Point, error) {
+	img, full, err := decodeForWeb(data, info)
 	if err != nil {
-		return nil, image.Point{}, err
+		return picture{}, image.Point{}, err
 	}
 	sw.lap(&sw.decode)
 	defer sw.lap(&sw.resize)
@@ -144,22 +140,48 @@ func decodeWeb(data []byte, info Info, sw *stopwatch) (*image.RGBA, image.Point,
 	// The HEIF decoder may crop (clap) or turn (irot): trust the pixels, but
 	// re-check them against the limit the header promised.
 	if b.Dx()*b.Dy() > info.Width*info.Height {
-		return nil, image.Point{}, fmt.Errorf("%w: decoded %v, header said %d×%d", ErrCorrupt, b.Size(), info.Width, info.Height)
+		return picture{}, image.Point{}, fmt.Errorf("%w: decoded %v, header said %d×%d", ErrCorrupt, b.Size(), info.Width, info.Height)
 	}
 	o := info.Orientation
 	if info.decoderOrients {
 		o = 1
 	}
-	dw, dh := b.Dx(), b.Dy()
+	w, h, dw, dh := webSize(full.X, full.Y, o)
+	rgb, planes := resizeWeb(img, w, h)
+	return newPicture(rgb, planes, o, info.DisplayP3), image.Pt(dw, dh), nil
+}
+
+// decodeForWeb decodes the photo and returns its pixels with the size of
+// the whole frame. A JPEG is decoded at the smallest DCT scale that still
+// covers the web size (see decodeJPEGScaled); when that decoder declines,
+// the standard decoders decode the whole frame.
+func decodeForWeb(data []byte, info Info) (image.Image, image.Point, error) {
+	if info.Format == JPEG {
+		o := info.Orientation
+		w, h, _, _ := webSize(info.Width, info.Height, o)
+		if img, err := decodeJPEGScaled(data, info.Width, info.Height, w, h); err == nil {
+			return img, image.Pt(info.Width, info.Height), nil
+		}
+	}
+	img, err := decode(data, info.Format)
+	if err != nil {
+		return nil, image.Point{}, err
+	}
+	return img, img.Bounds().Size(), nil
+}
+
+// webSize is the web size of a w×h frame in stored orientation (a
+// transposed target when o swaps the axes), and the frame's displayed size.
+func webSize(fw, fh, o int) (w, h, dw, dh int) {
+	dw, dh = fw, fh
 	if swapsAxes(o) {
 		dw, dh = dh, dw
 	}
-	w, h := fit(dw, dh, WebMax)
+	w, h = fit(dw, dh, WebMax)
 	if swapsAxes(o) {
 		w, h = h, w
 	}
-	small := resizeWeb(img, w, h)
-	return finish(applyOrientation(small, o), info.DisplayP3), image.Pt(dw, dh), nil
+	return w, h, dw, dh
 }
 
 // fit scales w×h down, never up, to fit within box×box, keeping the ratio.
@@ -177,12 +199,12 @@ func encode(ctx context.Context, img *image.RGBA, quality int) (Derivative, erro
 	if err := ctx.Err(); err != nil {
 		return Derivative{}, err
 	}
-	var buf bytes.Buffer
-	// image/jpeg writes no APPn segment at all: no EXIF, no GPS, no profile.
-	if err := jpeg.Encode(&buf, img, &jpeg.Options{Quality: quality}); err != nil {
+	// Neither encoder writes an APPn segment: no EXIF, no GPS, no profile.
+	data, err := encodeJPEG(img, quality)
+	if err != nil {
 		return Derivative{}, fmt.Errorf("photo: encode: %w", err)
 	}
-	return Derivative{JPEG: buf.Bytes(), Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
+	return Derivative{JPEG: data, Width: img.Rect.Dx(), Height: img.Rect.Dy()}, nil
 }
 
 // readAll reads the whole photo: every decoder here needs random access or the

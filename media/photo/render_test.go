@@ -457,7 +457,8 @@ func TestResizeWebMatchesImaging(t *testing.T) {
 			src.Cb[i], src.Cr[i] = uint8(128+30*math.Sin(y/17)), uint8(128+30*math.Cos(x/13))
 		}
 		for _, size := range [][2]int{{301, 211}, {733, 517}, {1000, 705}} {
-			got := resizeWeb(src, size[0], size[1])
+			_, planes := resizeWeb(src, size[0], size[1])
+			got := toNRGBA(planes)
 			want := imaging.Resize(preshrink(src, size[0], size[1]), size[0], size[1], imaging.CatmullRom)
 			var sum, worst int
 			for i := range want.Pix {

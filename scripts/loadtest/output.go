@@ -77,7 +77,7 @@ func printSummary(w io.Writer, s *Summary) {
 func headlines(s *Summary) []string {
 	var out []string
 	if len(s.Failures.ByKind) > 0 {
-		out = append(out, fmt.Sprintf("failures: by kind %v, by status %v", s.Failures.ByKind, s.Failures.ByStatus))
+		out = append(out, fmt.Sprintf("failures: by kind %s; by status %s", counts(s.Failures.ByKind), counts(s.Failures.ByStatus)))
 	}
 	if u := s.Uploads; u != nil {
 		out = append(out, fmt.Sprintf("uploads: %d attempted, %d accepted (%.2f/s), %d ready (%.2f/s), %d failed, %d not ready; drained=%v in %.1fs; max queue %.0f",
@@ -111,3 +111,45 @@ func sortedKinds(m map[string]KindStats) []string {
 }
 
 func mdEscape(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+
+// counts writes a tally for people: "503 × 11, timeout × 2", largest
+// first; status "0" is a request that got no HTTP answer; "none" for an
+// empty tally.
+func counts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		name := k
+		if k == "0" {
+			name = "no answer"
+		}
+		parts[i] = fmt.Sprintf("%s × %d", name, m[k])
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// depths writes queue depths by state: "pending 10, active 2".
+func depths(m map[string]float64) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %.0f", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

@@ -31,8 +31,10 @@ func renderReport(w io.Writer, s *Summary) error {
 }
 
 var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct":  func(v float64) float64 { return 100 * v },
-	"addf": func(a, b float64) float64 { return a + b },
+	"pct":    func(v float64) float64 { return 100 * v },
+	"addf":   func(a, b float64) float64 { return a + b },
+	"counts": counts,
+	"depths": depths,
 }).Parse(reportHTML))
 
 // The page is well-formed XML (self-closed void tags, no named entities)
@@ -75,11 +77,11 @@ Load: {{.S.Load.Model}}{{if .S.Load.Rate}}, {{.S.Load.Rate}} arrivals/s{{end}}{{
 <h2>Requests by kind</h2>
 <table>
 <tr><th>kind</th><th>requests</th><th>req/s</th><th>ok %</th><th>avg ms</th><th>p50</th><th>p95</th><th>p99</th><th>max</th><th>status codes</th></tr>
-{{range .Kinds}}<tr><td>{{.Name}}</td><td>{{.K.Requests}}</td><td>{{printf "%.1f" .K.RatePerS}}</td><td>{{printf "%.2f" (pct .K.SuccessRate)}}</td><td>{{printf "%.1f" .K.Latency.Avg}}</td><td>{{printf "%.1f" .K.Latency.P50}}</td><td>{{printf "%.1f" .K.Latency.P95}}</td><td>{{printf "%.1f" .K.Latency.P99}}</td><td>{{printf "%.1f" .K.Latency.Max}}</td><td>{{.K.StatusCodes}}</td></tr>
-{{end}}<tr><td><b>total (load)</b></td><td>{{.S.Totals.Requests}}</td><td>{{printf "%.1f" .S.Totals.RatePerS}}</td><td>{{printf "%.2f" (pct .S.Totals.SuccessRate)}}</td><td>{{printf "%.1f" .S.Totals.Latency.Avg}}</td><td>{{printf "%.1f" .S.Totals.Latency.P50}}</td><td>{{printf "%.1f" .S.Totals.Latency.P95}}</td><td>{{printf "%.1f" .S.Totals.Latency.P99}}</td><td>{{printf "%.1f" .S.Totals.Latency.Max}}</td><td>{{.S.Totals.StatusCodes}}</td></tr>
+{{range .Kinds}}<tr><td>{{.Name}}</td><td>{{.K.Requests}}</td><td>{{printf "%.1f" .K.RatePerS}}</td><td>{{printf "%.2f" (pct .K.SuccessRate)}}</td><td>{{printf "%.1f" .K.Latency.Avg}}</td><td>{{printf "%.1f" .K.Latency.P50}}</td><td>{{printf "%.1f" .K.Latency.P95}}</td><td>{{printf "%.1f" .K.Latency.P99}}</td><td>{{printf "%.1f" .K.Latency.Max}}</td><td>{{counts .K.StatusCodes}}</td></tr>
+{{end}}<tr><td><b>total (load)</b></td><td>{{.S.Totals.Requests}}</td><td>{{printf "%.1f" .S.Totals.RatePerS}}</td><td>{{printf "%.2f" (pct .S.Totals.SuccessRate)}}</td><td>{{printf "%.1f" .S.Totals.Latency.Avg}}</td><td>{{printf "%.1f" .S.Totals.Latency.P50}}</td><td>{{printf "%.1f" .S.Totals.Latency.P95}}</td><td>{{printf "%.1f" .S.Totals.Latency.P99}}</td><td>{{printf "%.1f" .S.Totals.Latency.Max}}</td><td>{{counts .S.Totals.StatusCodes}}</td></tr>
 </table>
 <h2>Failures</h2>
-<p>By kind: {{.S.Failures.ByKind}}; by status: {{.S.Failures.ByStatus}}; shed (503/429): {{.S.Failures.Rejected}}; arrivals dropped by the generator: {{.S.Failures.Dropped}}.</p>
+<p>By kind: {{counts .S.Failures.ByKind}}; by status: {{counts .S.Failures.ByStatus}}; shed (503/429): {{.S.Failures.Rejected}}; arrivals dropped by the generator: {{.S.Failures.Dropped}}.</p>
 {{with .S.Uploads}}<h2>Uploads: accepted versus completed</h2>
 <table>
 <tr><th>attempted</th><th>accepted</th><th>accepted/s</th><th>ready</th><th>ready/s</th><th>failed</th><th>not ready</th><th>drained</th><th>drain s</th><th>max queue</th><th>accepted→ready p50 s</th><th>p95 s</th></tr>
@@ -98,11 +100,11 @@ Load: {{.S.Load.Model}}{{if .S.Load.Rate}}, {{.S.Load.Rate}} arrivals/s{{end}}{{
 {{range .Steps}}<tr><td>{{.Index}}</td><td>{{.TargetRate}}</td><td>{{.Arrivals}}</td><td>{{.Dropped}}</td><td>{{.Served}}</td><td>{{printf "%.1f" .ServedPerS}}</td><td>{{printf "%.1f" .P50Ms}}</td><td>{{printf "%.1f" .P95Ms}}</td><td>{{printf "%.1f" .P99Ms}}</td><td>{{.Held}}</td></tr>
 {{end}}</table>{{end}}
 {{with .S.ColdStart}}<h2>Cold start</h2>
-<p>{{.Binary}} serve on {{.Addr}}: ready after {{.ReadyAfterS}} s. First minute: {{.FirstMinute.Served}} served of {{.FirstMinute.Arrivals}} arrivals ({{printf "%.1f" .FirstMinute.ServedPerS}}/s against {{.TargetRate}}/s), {{.FirstMinute.Rejected}} rejected with 503, failures {{.FirstMinute.Failures}}, p95 {{printf "%.1f" .FirstMinute.Latency.P95}} ms.{{with .After}} After the first minute: {{printf "%.1f" .ServedPerS}}/s served, {{.Rejected}} rejected.{{end}}</p>{{end}}
+<p>{{.Binary}} serve on {{.Addr}}: ready after {{.ReadyAfterS}} s. First minute: {{.FirstMinute.Served}} served of {{.FirstMinute.Arrivals}} arrivals ({{printf "%.1f" .FirstMinute.ServedPerS}}/s against {{.TargetRate}}/s), {{.FirstMinute.Rejected}} rejected with 503, failures: {{counts .FirstMinute.Failures}}, p95 {{printf "%.1f" .FirstMinute.Latency.P95}} ms.{{with .After}} After the first minute: {{printf "%.1f" .ServedPerS}}/s served, {{.Rejected}} rejected.{{end}}</p>{{end}}
 <h2>Setup and server</h2>
 <p>{{.S.Setup.Users}} guest users, {{.S.Setup.GuidesSeeded}} guides seeded, {{.S.Setup.GuidesFound}} discovered, read pool {{.S.Setup.GuidePool}}, hot guides {{.S.Setup.HotGuides}}, photos {{.S.Setup.PhotoBytes}} bytes; setup took {{.S.Setup.Seconds}} s ({{.S.Setup.Requests}} requests, {{.S.Setup.FailedRequests}} failed).
 Server CPU: {{if .S.ServerCPU.Available}}{{.S.ServerCPU.LoadSeconds}} s during the load ({{.S.ServerCPU.LoadCores}} cores), {{.S.ServerCPU.TotalSeconds}} s with drain{{else}}unknown{{end}}. Generator CPU: {{.S.Generator.Seconds}} s ({{.S.Generator.Cores}} cores).
-Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}} {{.S.Queue.MaxByState}}{{else}}unknown{{end}}.</p>
+Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}}{{with .S.Queue.MaxByState}} ({{depths .}}){{end}}{{else}}unknown{{end}}.</p>
 {{with .S.ErrorSamples}}<h2>Error samples</h2><ul>{{range .}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{with .S.Notes}}<h2>Notes</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </body>

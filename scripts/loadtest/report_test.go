@@ -115,3 +115,32 @@ func TestReportWithEmptyTimeline(t *testing.T) {
 		t.Errorf("%d charts for an empty run, want 2 (empty axes)", svgs)
 	}
 }
+
+// Failure tallies read as text in the report and on the terminal, never as
+// Go map syntax.
+func TestFailureCountsAreReadable(t *testing.T) {
+	s := sampleSummary()
+	s.Failures.ByStatus = map[string]int{"503": 11, "0": 2}
+	s.Failures.ByKind = map[string]int{"5xx": 11, "timeout": 2}
+	s.Queue.Available, s.Queue.MaxByState = true, map[string]float64{"pending": 10, "active": 2}
+	var buf bytes.Buffer
+	if err := renderReport(&buf, s); err != nil {
+		t.Fatal(err)
+	}
+	html := buf.String()
+	for _, want := range []string{"by status: 503 × 11, no answer × 2", "By kind: 5xx × 11, timeout × 2", "(active 2, pending 10)"} {
+		if !strings.Contains(html, want) && !strings.Contains(strings.ToLower(html), strings.ToLower(want)) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	lines := strings.Join(headlines(s), "\n")
+	if strings.Contains(html, "map[") || strings.Contains(lines, "map[") {
+		t.Errorf("Go map syntax in the output:\n%s", lines)
+	}
+	if !strings.Contains(lines, "failures: by kind 5xx × 11, timeout × 2; by status 503 × 11, no answer × 2") {
+		t.Errorf("headline: %s", lines)
+	}
+	if counts(nil) != "none" {
+		t.Errorf("empty tally: %q", counts(nil))
+	}
+}

@@ -1,13 +1,18 @@
-// Command workerbench measures photo-worker throughput in photos per
-// CPU-second (photos/s/core) on one JPEG, next to vipsthumbnail making the
-// same thumbnail, in one run so the ratio is fair on a shared machine.
+// Command workerbench measures the photo worker's CPU per photo on one
+// JPEG, next to libvips making the same two outputs, in one run so the
+// ratio is fair on a shared machine.
 //
-// It uploads -n distinct copies through the media service (a comment
-// segment makes each SHA-256 differ), then derives them all the way the
-// worker does (download from S3, render, upload both JPEGs, mark ready) with
-// -concurrency at a time, and counts the process's CPU time. vipsthumbnail
-// then makes the 1080-px q70 thumbnail of the same file -n times, its CPU
-// time counted from the children's rusage.
+// Three guidepost figures: the render alone in this process (photo.Render:
+// web JPEG, thumbnail, ThumbHash); and the whole derive the way the worker
+// runs it (download from S3, render in a child process unless -child=false,
+// upload both JPEGs, mark ready), over -n distinct uploaded copies (a
+// comment segment makes each SHA-256 differ) with -concurrency at a time.
+// CPU is the process's own plus its children's (rusage).
+//
+// libvips makes the same two outputs in two steps, as vipsthumbnail can:
+// `vipsthumbnail photo -s 2048` at q85, then `-s 1080` at q70 from that web
+// JPEG. Its process starts are measured on a 1×1 JPEG (two per photo) and
+// subtracted; the ratio is against that net figure.
 //
 //	go run ./scripts/workerbench -photo testdata/bench/photo-12mp.jpg -n 20 \
 //	    -database postgres://postgres@127.0.0.1:5432/DB?sslmode=disable -bucket BUCKET
@@ -33,16 +38,22 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/media/photo"
 	"github.com/guidepost/guidepost/objstore"
 	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
 )
 
 func main() {
+	if len(os.Args) == 2 && os.Args[1] == worker.RenderChildCommand {
+		os.Exit(worker.RenderChild(os.Stdin, os.Stdout))
+	}
 	path := flag.String("photo", "testdata/bench/photo-12mp.jpg", "JPEG to process")
 	n := flag.Int("n", 20, "photos per side")
 	conc := flag.Int("concurrency", 1, "WORKER_CONCURRENCY: derives at once")
+	child := flag.Bool("child", true, "render in a child process, as the worker does")
 	dbURL := flag.String("database", os.Getenv("DATABASE_URL"), "a migrated database")
-	bucket := flag.String("bucket", "guidepost", "S3 bucket on the local stack")
+	bucket := flag.String("bucket", "guidepost", "S3 bucket on the local stack (created if missing)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the derive phase here")
 	flag.Parse()
 	jpeg, err := os.ReadFile(*path)
@@ -57,18 +68,55 @@ func main() {
 	defer db.Close()
 	blobs := objstore.New(objstore.Config{Endpoint: "http://127.0.0.1:7070", Region: "us-east-1", Bucket: *bucket,
 		AccessKey: "guidepost", SecretKey: "guidepost-secret"})
-	svc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: blobs,
-		Queue: noQueue{}, Clock: guidepost.SystemClock{}}, media.Config{RenderSlots: *conc})
+	if err := blobs.CreateBucket(ctx); err != nil {
+		log.Fatal(err)
+	}
+	deps := media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: blobs,
+		Queue: noQueue{}, Clock: guidepost.SystemClock{}}
+	if *child {
+		self, err := os.Executable()
+		if err != nil {
+			log.Fatal(err)
+		}
+		deps.Renderer = &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}}
+	}
+	svc := media.New(deps, media.Config{RenderSlots: *conc})
 
 	ids := uploadCopies(ctx, db, svc, jpeg, *n)
-	goCPU, goWall := measure(rusageSelf, func() { profiled(*profile, func() { deriveAll(ctx, svc, ids, *conc) }) })
-	vipsCPU, vipsWall := measure(rusageChildren, func() { vips(*path, *n) })
+	renderCPU, renderWall := measure(func() { renderAll(ctx, jpeg, *n) })
+	goCPU, goWall := measure(func() { profiled(*profile, func() { deriveAll(ctx, svc, ids, *conc) }) })
+	vipsCPU, vipsWall := measure(func() { vips(*path, *n) })
+	startCPU, startWall := measure(func() { vipsStarts(2 * *n) })
 
-	fmt.Printf("photo %s (%.1f MB), %d photos each, concurrency %d\n", *path, float64(len(jpeg))/1e6, *n, *conc)
-	fmt.Printf("%-44s %9s %9s %14s\n", "", "CPU s", "wall s", "photos/CPU-s")
-	fmt.Printf("%-44s %9.2f %9.2f %14.2f\n", "guidepost derive (download+render+upload+row)", goCPU, goWall, float64(*n)/goCPU)
-	fmt.Printf("%-44s %9.2f %9.2f %14.2f\n", "vipsthumbnail -s 1080 (thumbnail only)", vipsCPU, vipsWall, float64(*n)/vipsCPU)
-	fmt.Printf("ratio guidepost/vips photos per CPU-second: %.2f\n", (float64(*n)/goCPU)/(float64(*n)/vipsCPU))
+	per := func(cpu float64) float64 { return cpu / float64(*n) }
+	net := per(vipsCPU - startCPU)
+	where := "in process"
+	if *child {
+		where = "render in a child"
+	}
+	fmt.Printf("photo %s (%.1f MB), %d photos each, concurrency %d, JPEG codec %s\n",
+		*path, float64(len(jpeg))/1e6, *n, *conc, photo.JPEGCodec)
+	fmt.Printf("%-58s %9s %9s %12s\n", "", "CPU s", "wall s", "CPU s/photo")
+	row := func(name string, cpu, wall float64) {
+		fmt.Printf("%-58s %9.2f %9.2f %12.3f\n", name, cpu, wall, per(cpu))
+	}
+	row("guidepost render (web q85 + thumb q70 + ThumbHash)", renderCPU, renderWall)
+	row("guidepost derive (download, "+where+", upload, row)", goCPU, goWall)
+	row("vips: vipsthumbnail -s 2048 q85, then -s 1080 q70", vipsCPU, vipsWall)
+	row("vips: process starts (2 a photo, on a 1×1 JPEG)", startCPU, startWall)
+	fmt.Printf("%-58s %9.2f %9s %12.3f\n", "vips: the two outputs, starts subtracted", vipsCPU-startCPU, "", net)
+	fmt.Printf("ratio render/vips (CPU per photo): %.2f\n", per(renderCPU)/net)
+	fmt.Printf("ratio derive/vips (CPU per photo): %.2f\n", per(goCPU)/net)
+}
+
+// renderAll renders the photo n times in this process: the codec and
+// pipeline cost alone, without S3, the database or a child process.
+func renderAll(ctx context.Context, jpeg []byte, n int) {
+	for range n {
+		if _, err := photo.Render(ctx, bytes.NewReader(jpeg), photo.JPEG, photo.Options{}); err != nil {
+			log.Fatal(err)
+		}
+	}
 }
 
 type noQueue struct{}
@@ -139,29 +187,50 @@ func profiled(path string, fn func()) {
 }
 
 func vips(path string, n int) {
-	out := filepath.Join(os.TempDir(), "workerbench-thumb.jpg")
-	defer os.Remove(out)
+	dir, err := os.MkdirTemp("", "workerbench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	web, thumb := filepath.Join(dir, "web.jpg"), filepath.Join(dir, "thumb.jpg")
 	for range n {
-		cmd := exec.Command("vipsthumbnail", path, "-s", "1080x1080", "-o", out+"[Q=70,strip]")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			log.Fatalf("vipsthumbnail: %v: %s", err, b)
-		}
+		run("vipsthumbnail", path, "-s", "2048x2048", "-o", web+"[Q=85,strip]")
+		run("vipsthumbnail", web, "-s", "1080x1080", "-o", thumb+"[Q=70,strip]")
 	}
 }
 
-const (
-	rusageSelf     = syscall.RUSAGE_SELF
-	rusageChildren = syscall.RUSAGE_CHILDREN
-)
-
-func cpuSeconds(who int) float64 {
-	var ru syscall.Rusage
-	syscall.Getrusage(who, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+// vipsStarts runs vipsthumbnail n times on a 1×1 JPEG: the cost of
+// starting the process (library initialisation included), to subtract.
+func vipsStarts(n int) {
+	dir, err := os.MkdirTemp("", "workerbench")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	one, out := filepath.Join(dir, "one.jpg"), filepath.Join(dir, "out.jpg")
+	run("vips", "black", one, "1", "1")
+	for range n {
+		run("vipsthumbnail", one, "-s", "1080x1080", "-o", out+"[Q=70,strip]")
+	}
 }
 
-func measure(who int, fn func()) (cpu, wall float64) {
-	c0, t0 := cpuSeconds(who), time.Now()
+func run(name string, args ...string) {
+	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
+		log.Fatalf("%s: %v: %s", name, err, b)
+	}
+}
+
+// cpuSeconds is this process's CPU time plus that of its waited-for
+// children (render children and vipsthumbnail).
+func cpuSeconds() float64 {
+	var self, kids syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano()).Seconds()
+}
+
+func measure(fn func()) (cpu, wall float64) {
+	c0, t0 := cpuSeconds(), time.Now()
 	fn()
-	return cpuSeconds(who) - c0, time.Since(t0).Seconds()
+	return cpuSeconds() - c0, time.Since(t0).Seconds()
 }

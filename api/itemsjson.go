@@ -1,0 +1,130 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/guidepost/guidepost/guides"
+)
+
+// Map answers (nearby, viewport) are the hottest routes, and encoding/json
+// spent more CPU on them than the cache that answered: reflection over a
+// gin.H and twenty structs, and their garbage. appendItems writes the very
+// bytes json.Marshal writes for the same values (guideItemJSON, field by
+// field; TestItemsEncodingMatchesEncodingJSON holds it to that) into a
+// pooled buffer.
+
+var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// itemsAnswer encodes {"items":[…],<key>:<tail>}, gin.H's sorted key
+// order, and hands the bytes to send, then put back with releaseAnswer.
+func itemsAnswer(items []guides.Item, withDistance bool, key string, tail func([]byte) []byte) *[]byte {
+	bp := answerBufs.Get().(*[]byte)
+	b := append((*bp)[:0], `{"items":`...)
+	b = appendItems(b, items, withDistance)
+	b = append(b, ',')
+	b = appendString(b, key)
+	b = append(b, ':')
+	*bp = append(tail(b), '}')
+	return bp
+}
+
+func releaseAnswer(bp *[]byte) {
+	if cap(*bp) <= 1<<20 { // a rare huge answer is not kept
+		answerBufs.Put(bp)
+	}
+}
+
+func appendItems(b []byte, items []guides.Item, withDistance bool) []byte {
+	b = append(b, '[')
+	for i, it := range items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, it.ID)
+		b = append(b, `,"title":`...)
+		b = appendString(b, it.Title)
+		b = append(b, `,"lat":`...)
+		b = appendFloat(b, it.Lat)
+		b = append(b, `,"lng":`...)
+		b = appendFloat(b, it.Lng)
+		if withDistance {
+			b = append(b, `,"distance_m":`...)
+			b = appendFloat(b, guides.RoundDistance(it.DistanceM))
+		}
+		b = append(b, `,"like_count":`...)
+		b = strconv.AppendInt(b, it.LikeCount, 10)
+		b = append(b, `,"tags":[`...)
+		for j, tag := range it.Tags {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, tag)
+		}
+		b = append(b, `],"thumbnail_url":`...)
+		b = appendNullable(b, it.ThumbURL)
+		b = append(b, `,"thumbhash":`...)
+		b = appendNullable(b, it.Cover.ThumbHash)
+		b = append(b, `,"created_at":`...)
+		b = appendTime(b, it.CreatedAt)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+func appendNullable(b []byte, s string) []byte {
+	if s == "" {
+		return append(b, "null"...)
+	}
+	return appendString(b, s)
+}
+
+// appendString quotes s as encoding/json does. Plain ASCII without
+// characters it escapes (quotes, backslashes, controls, <, >, &) is copied;
+// anything else goes through json.Marshal itself.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c >= utf8.RuneSelf || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, err := json.Marshal(s)
+			if err != nil { // not for a string
+				panic(err)
+			}
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// appendFloat formats as encoding/json's float64 encoder: the shortest
+// decimal, exponent form outside [1e-6, 1e21) with a one-digit negative
+// exponent. NaN and infinities never reach here (coordinates and
+// distances are finite).
+func appendFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+// appendTime is time.Time's MarshalJSON.
+func appendTime(b []byte, t time.Time) []byte {
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"')
+}

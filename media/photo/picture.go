@@ -1,0 +1,88 @@
+package photo
+
+import (
+	"context"
+	"image"
+
+	"github.com/disintegration/imaging"
+)
+
+// picture is a derivative before encoding. Photos decoded to YCbCr (JPEG,
+// HEIC, lossy WebP) stay YCbCr planes, in stored orientation and source
+// colours, from the decoder to the encoder: resized, turned and compressed
+// plane by plane, 1.5 bytes a pixel, never converted to RGB and back. Only
+// a colour conversion (Display P3) or another layout needs the upright
+// sRGB image, which is made once per derivative.
+type picture struct {
+	planes      *image.YCbCr // stored orientation, source colours; or nil
+	rgb         *image.RGBA  // upright sRGB; nil when planes are encoded as they are
+	orientation int
+	p3          bool
+}
+
+// newPicture takes what resizeWeb made: rgb, or planes.
+func newPicture(rgb *image.NRGBA, planes *image.YCbCr, o int, p3 bool) picture {
+	p := picture{planes: planes, orientation: o, p3: p3}
+	if planes == nil {
+		p.rgb = finish(applyOrientation(rgb, o), p3)
+	} else if !p.direct() {
+		p.rgb = p.toRGBA()
+	}
+	return p
+}
+
+// direct: the planes are encoded as they are.
+func (p picture) direct() bool { return rawEncodable(p.planes) && !p.p3 }
+
+func (p picture) width() int  { w, _ := p.size(); return w }
+func (p picture) height() int { _, h := p.size(); return h }
+
+// size is the displayed size.
+func (p picture) size() (int, int) {
+	if p.rgb != nil {
+		return p.rgb.Rect.Dx(), p.rgb.Rect.Dy()
+	}
+	w, h := p.planes.Rect.Dx(), p.planes.Rect.Dy()
+	if swapsAxes(p.orientation) {
+		return h, w
+	}
+	return w, h
+}
+
+// shrink fits the picture to tw×th (displayed), from the planes when there
+// are any, else from the RGB image with filter.
+func (p picture) shrink(tw, th int, filter imaging.ResampleFilter) picture {
+	if w, h := p.size(); w == tw && h == th {
+		return p
+	}
+	if p.planes == nil {
+		return picture{rgb: finish(imaging.Resize(p.rgb, tw, th, filter), false), orientation: 1}
+	}
+	if swapsAxes(p.orientation) {
+		tw, th = th, tw
+	}
+	return newPicture(nil, resizeYCbCr(p.planes, tw, th), p.orientation, p.p3)
+}
+
+// toRGBA is the upright sRGB image.
+func (p picture) toRGBA() *image.RGBA {
+	if p.rgb != nil {
+		return p.rgb
+	}
+	return finish(applyOrientation(toNRGBA(p.planes), p.orientation), p.p3)
+}
+
+func (p picture) encode(ctx context.Context, quality int) (Derivative, error) {
+	if !p.direct() {
+		return encode(ctx, p.rgb, quality)
+	}
+	if err := ctx.Err(); err != nil {
+		return Derivative{}, err
+	}
+	up := orientPlanes(p.planes, p.orientation)
+	data, err := encodeYCbCr(up, quality)
+	if err != nil {
+		return Derivative{}, err
+	}
+	return Derivative{JPEG: data, Width: up.Rect.Dx(), Height: up.Rect.Dy()}, nil
+}
