@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 )
 
@@ -19,8 +20,30 @@ import (
 // tokens, which is what matters for per-user logic).
 type client struct {
 	base string
+	also []string // more API processes (-also): users are spread over all
 	hc   *http.Client
 	rec  *recorder
+	next atomic.Uint64 // anonymous requests take the targets in turn
+}
+
+// baseFor is the API process r goes to: a user always talks to the same
+// one (as an app instance would, until it reconnects), anonymous requests
+// rotate.
+func (c *client) baseFor(r request) string {
+	if len(c.also) == 0 {
+		return c.base
+	}
+	n := len(c.also) + 1
+	i := 0
+	if r.user != nil {
+		i = r.user.idx % n
+	} else {
+		i = int(c.next.Add(1) % uint64(n))
+	}
+	if i == 0 {
+		return c.base
+	}
+	return c.also[i-1]
 }
 
 // request is one API call. body may be a streaming reader (uploads are
@@ -80,7 +103,7 @@ func (c *client) do(ctx context.Context, r request) outcome {
 // decode: the first is the network's or server's failure, the second a
 // contract violation.
 func (c *client) send(ctx context.Context, r request) (code int, in int64, retry time.Duration, err, derr error) {
-	req, err := http.NewRequestWithContext(ctx, r.method, c.base+r.path, r.body)
+	req, err := http.NewRequestWithContext(ctx, r.method, c.baseFor(r)+r.path, r.body)
 	if err != nil {
 		return 0, 0, 0, err, nil
 	}
