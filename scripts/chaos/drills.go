@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -59,10 +60,16 @@ func killWorkerMidRender(ctx context.Context, f *fleet) error {
 	return fmt.Errorf("no worker was rendering within 30 s")
 }
 
-// hasChild reports whether pid has a child process (a render child).
+// hasChild reports whether pid has a child process (a render child). Each
+// thread lists the children it started, and Go starts them from any thread.
 func hasChild(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
-	return err == nil && strings.TrimSpace(string(b)) != ""
+	files, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // failRedisPrimary kills -9 the Redis primary, waits for Sentinel to promote
