@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed
+.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed chaos scaleout
 
 stack:
 	@bash scripts/stack.sh
@@ -46,3 +46,13 @@ testdata:
 
 bench: stack build
 	bash scripts/bench.sh
+
+# Failover drills under load: two API processes and two workers against a
+# private PostgreSQL, Redis under Sentinel and S3 server (spare ports; the
+# shared ones are never touched). Prints the table BENCHMARKS.md holds.
+chaos: stack
+	$(GO) run ./scripts/chaos
+
+# Photos/s on a fixed backlog with 1, 2 and 3 worker processes.
+scaleout: stack
+	$(GO) run ./scripts/chaos -scaleout

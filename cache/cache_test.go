@@ -67,7 +67,7 @@ type started struct {
 }
 
 // startCache runs a cache until the test ends and waits until it answers.
-func startCache(t testing.TB, store *gsql.Guides, rdb *redis.Client, opt cache.Options) started {
+func startCache(t testing.TB, store *gsql.Guides, rdb redis.UniversalClient, opt cache.Options) started {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	opt.Redis, opt.Registerer = rdb, reg

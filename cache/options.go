@@ -10,7 +10,7 @@ import (
 
 // Options tune the cache; zero values take the defaults.
 type Options struct {
-	Redis         *redis.Client // nil: no shared tier
+	Redis         redis.UniversalClient // nil: no shared tier
 	Registerer    prometheus.Registerer
 	Log           *slog.Logger
 	RefreshAfter  time.Duration // 30 s: a tile this old is reloaded in the background (a backstop)

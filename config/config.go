@@ -107,7 +107,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		Env:               e.oneOf("GUIDEPOST_ENV", "production", "development", "production"),
 		HTTPAddr:          e.str("HTTP_ADDR", "127.0.0.1:8080"),
 		DatabaseURL:       e.str("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/guidepost?sslmode=disable"),
-		RedisURL:          e.str("REDIS_URL", "redis://127.0.0.1:6379/0"),
+		RedisURL:          e.redis("REDIS_URL", "redis://127.0.0.1:6379/0"),
 		S3Endpoint:        e.str("S3_ENDPOINT", "http://127.0.0.1:7070"),
 		S3Region:          e.str("S3_REGION", "us-east-1"),
 		S3Bucket:          e.str("S3_BUCKET", "guidepost"),

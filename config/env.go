@@ -173,3 +173,13 @@ func orList(words []string) string {
 func (e *env) fail(key, value, why string) {
 	e.errs = append(e.errs, fmt.Errorf("config: %s=%q: %s", key, value, why))
 }
+
+// redis checks a Sentinel REDIS_URL at start; plain redis:// URLs are
+// checked by go-redis when the process connects.
+func (e *env) redis(key, def string) string {
+	v := e.str(key, def)
+	if _, _, err := ParseSentinelURL(v); err != nil {
+		e.fail(key, "(hidden)", "want redis://… or redis-sentinel://host:port,host:port/master?db=N: "+err.Error())
+	}
+	return v
+}

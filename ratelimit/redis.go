@@ -51,7 +51,7 @@ type Redis struct {
 }
 
 // New builds a limiter on client.
-func New(client *redis.Client, opt Options) *Redis {
+func New(client redis.UniversalClient, opt Options) *Redis {
 	def := func(d *time.Duration, v time.Duration) {
 		if *d <= 0 {
 			*d = v

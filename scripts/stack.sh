@@ -17,6 +17,9 @@
 #   S3_REGION         us-east-1
 #   GUIDEPOST_TOOLS   ${XDG_CACHE_HOME:-$HOME/.cache}/guidepost/tools (tool cache, outside the clone)
 #   GUIDEPOST_STACK_DIR  <repo>/.stack (pidfile, logs, S3 data; git-ignored)
+#   GUIDEPOST_SENTINEL   opt-in: a folder; also starts a Redis primary, a replica
+#                     and three sentinels there on spare ports (scripts/sentinel.sh),
+#                     for failover drills, and prints their REDIS_URL
 #
 # Called by `make stack`, `make run` and `make test`. Stop the S3 server it
 # started with scripts/stack-stop.sh (PostgreSQL and Redis are left alone).
@@ -432,3 +435,7 @@ jpeg_up
 pg_up
 redis_up
 s3_up
+if [ -n "${GUIDEPOST_SENTINEL:-}" ]; then
+	url="$(bash "$ROOT/scripts/sentinel.sh" start "$GUIDEPOST_SENTINEL")" || die sentinel "cannot start the Sentinel set in $GUIDEPOST_SENTINEL"
+	say "sentinel: up, REDIS_URL=$url"
+fi

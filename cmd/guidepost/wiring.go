@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,7 +58,7 @@ type app struct {
 	clock    guidepost.Clock
 	registry *prometheus.Registry
 	db       *gsql.DB
-	redis    *redis.Client
+	redis    redis.UniversalClient // one server, or the primary of a Sentinel set
 	blobs    *objstore.S3
 }
 
@@ -88,21 +89,39 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 	return a, nil
 }
 
-func openRedis(ctx context.Context, url string) (*redis.Client, error) {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		return nil, fmt.Errorf("redis: bad REDIS_URL: %w", err)
-	}
-	opt.DialTimeout = 2 * time.Second
+// openRedis connects to one Redis server, or through Sentinel to the
+// current primary of a Sentinel set (REDIS_URL=redis-sentinel://…). Every
+// Redis user (queue, cache, queue metrics) gets this one client, so all of
+// them follow a failover together.
+func openRedis(ctx context.Context, url string) (redis.UniversalClient, error) {
 	// Reads and writes answer fast or not at all: the cache falls back to
 	// PostgreSQL rather than stall a request on a sick Redis.
-	opt.ReadTimeout, opt.WriteTimeout = time.Second, time.Second
-	client := redis.NewClient(opt)
+	const dial, rw = 2 * time.Second, time.Second
+	var client redis.UniversalClient
+	var where string
+	if s, ok, err := config.ParseSentinelURL(url); ok {
+		if err != nil {
+			return nil, fmt.Errorf("redis: bad REDIS_URL: %w", err)
+		}
+		client = redis.NewFailoverClient(&redis.FailoverOptions{
+			MasterName: s.MasterName, SentinelAddrs: s.Addrs, DB: s.DB,
+			Username: s.Username, Password: s.Password,
+			DialTimeout: dial, ReadTimeout: rw, WriteTimeout: rw,
+		})
+		where = fmt.Sprintf("primary %q through sentinels %s", s.MasterName, strings.Join(s.Addrs, ","))
+	} else {
+		opt, err := redis.ParseURL(url)
+		if err != nil {
+			return nil, fmt.Errorf("redis: bad REDIS_URL: %w", err)
+		}
+		opt.DialTimeout, opt.ReadTimeout, opt.WriteTimeout = dial, rw, rw
+		client, where = redis.NewClient(opt), opt.Addr
+	}
 	pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	if err := client.Ping(pctx).Err(); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("redis: cannot reach %s: %w", opt.Addr, err)
+		return nil, fmt.Errorf("redis: cannot reach %s: %w", where, err)
 	}
 	return client, nil
 }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -20,6 +21,7 @@ import (
 // tokens, which is what matters for per-user logic).
 type client struct {
 	base string
+	also []string // more API processes (-also): users are spread over all
 	hc   *http.Client
 	rec  *recorder
 	// forwardUsers gives each user it creates an address of its own, sent
@@ -27,6 +29,28 @@ type client struct {
 	// trusts the generator as a proxy, so per-address limits see many
 	// clients, as behind a load balancer, and the attacker apart).
 	forwardUsers bool
+
+	next atomic.Uint64 // anonymous requests take the targets in turn
+}
+
+// baseFor is the API process r goes to: a user always talks to the same
+// one (as an app instance would, until it reconnects), anonymous requests
+// rotate.
+func (c *client) baseFor(r request) string {
+	if len(c.also) == 0 {
+		return c.base
+	}
+	n := len(c.also) + 1
+	i := 0
+	if r.user != nil {
+		i = r.user.idx % n
+	} else {
+		i = int(c.next.Add(1) % uint64(n))
+	}
+	if i == 0 {
+		return c.base
+	}
+	return c.also[i-1]
 }
 
 // request is one API call. body may be a streaming reader (uploads are
@@ -87,7 +111,7 @@ func (c *client) do(ctx context.Context, r request) outcome {
 // decode: the first is the network's or server's failure, the second a
 // contract violation.
 func (c *client) send(ctx context.Context, r request) (code int, in int64, retry time.Duration, err, derr error) {
-	url := c.base + r.path
+	url := c.baseFor(r) + r.path
 	if strings.HasPrefix(r.path, "http://") || strings.HasPrefix(r.path, "https://") {
 		url = r.path // a presigned S3 URL: direct uploads send parts there
 	}

@@ -11,7 +11,8 @@ import (
 // scenario's defaults in resolve, so tests can fill only what they need.
 type Config struct {
 	Scenario    string
-	Target      string // base URL of the API
+	Target      string   // base URL of the API
+	Also        []string // more API processes of the same deployment; the load is spread over all
 	AllowRemote bool
 
 	Rate     float64       // open loop: arrivals per second

@@ -114,6 +114,14 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 
 func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Target, "target", c.Target, "API base URL (loopback only unless -allow-remote)")
+	fs.Func("also", "more API base URLs of the same deployment, comma-separated: users are spread over -target and these", func(v string) error {
+		for _, u := range strings.Split(v, ",") {
+			if u = strings.TrimSpace(u); u != "" {
+				c.Also = append(c.Also, strings.TrimSuffix(u, "/"))
+			}
+		}
+		return nil
+	})
 	fs.BoolVar(&c.AllowRemote, "allow-remote", false, "allow a non-loopback target")
 	fs.Float64Var(&c.Rate, "rate", 0, "open loop: arrivals per second (default: per scenario)")
 	fs.IntVar(&c.VUs, "vus", 0, "closed loop: concurrent virtual users (default: per scenario)")

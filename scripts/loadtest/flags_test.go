@@ -56,3 +56,26 @@ func TestCommandLineQuoting(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func TestAlsoSpreadsUsersOverProcesses(t *testing.T) {
+	cfg, err := parseFlags([]string{"mixed", "-also", "http://127.0.0.1:9002/, http://127.0.0.1:9003"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.Also) != 2 || cfg.Also[0] != "http://127.0.0.1:9002" {
+		t.Fatalf("Also = %q", cfg.Also)
+	}
+	c := &client{base: "A", also: []string{"B", "C"}}
+	seen := map[string]int{}
+	for i := range 6 {
+		u := &user{idx: i}
+		if c.baseFor(request{user: u}) != c.baseFor(request{user: u}) {
+			t.Fatalf("user %d moved between processes", i)
+		}
+		seen[c.baseFor(request{user: u})]++
+		seen[c.baseFor(request{})]++
+	}
+	if seen["A"] != 4 || seen["B"] != 4 || seen["C"] != 4 {
+		t.Fatalf("spread = %v, want 4 each", seen)
+	}
+}

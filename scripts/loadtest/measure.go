@@ -21,7 +21,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	defer hc.CloseIdleConnections()
 	rec := newRecorder(time.Time{})
 	rec.markBackground("media_poll", "like_readback")
-	e := &env{cfg: cfg, c: &client{base: base, hc: hc, rec: rec}, fx: fx, hot: hot,
+	e := &env{cfg: cfg, c: &client{base: base, also: cfg.Also, hc: hc, rec: rec}, fx: fx, hot: hot,
 		media: newMediaTracker(rec), up: newUploader()}
 	eng := &engine{rec: rec}
 	shape, steps, halt := cfg.shape()

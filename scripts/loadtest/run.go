@@ -26,6 +26,11 @@ func run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
+	for _, a := range cfg.Also {
+		if _, err := checkTarget(a, cfg.AllowRemote); err != nil {
+			return Summary{}, fmt.Errorf("-also: %w", err)
+		}
+	}
 	stop, err := ensureServer(ctx, &cfg, base.String())
 	if err != nil {
 		return Summary{}, err
