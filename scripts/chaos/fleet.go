@@ -90,6 +90,12 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 		// so a drill's drain sees it ready.
 		"MEDIA_PENDING_AGE=20s", "MEDIA_SWEEP_INTERVAL=5s",
 		"SHUTDOWN_TIMEOUT=15s",
+		// The generator is one address standing for many phones: lift the
+		// per-address and per-account limits, as make bench does, so the
+		// drills measure failovers rather than abuse limits.
+		"RATE_GUEST_PER_IP=1000000/1h", "RATE_SIGNUP_PER_IP=1000000/1h", "RATE_UPLOADS_PER_USER=off",
+		"RATE_GUIDE_WRITES_PER_USER=off", "RATE_LIKES_PER_USER=off", "UPLOAD_MAX_PER_IP=100000",
+		"TOKEN_TTL=24h",
 	}
 	if out, err := f.run(ctx, "migrate"); err != nil {
 		return nil, fmt.Errorf("migrate: %v\n%s", err, out)
