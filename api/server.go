@@ -98,15 +98,9 @@ func (d Deps) withDefaults() Deps {
 	if d.Clock == nil {
 		d.Clock = guidepost.SystemClock{}
 	}
-	if d.MaxInflight <= 0 {
-		d.MaxInflight = 256
-	}
-	if d.QueueWait <= 0 {
-		d.QueueWait = time.Second
-	}
-	if d.RequestTimeout <= 0 {
-		d.RequestTimeout = 10 * time.Second
-	}
+	guidepost.Default(&d.MaxInflight, 256)
+	guidepost.Default(&d.QueueWait, time.Second)
+	guidepost.Default(&d.RequestTimeout, 10*time.Second)
 	d.Uploads.defaults()
 	return d
 }

@@ -29,21 +29,11 @@ type UploadLimits struct {
 }
 
 func (l *UploadLimits) defaults() {
-	if l.Slots <= 0 {
-		l.Slots = 64
-	}
-	if l.PerUser <= 0 {
-		l.PerUser = 4
-	}
-	if l.PerAddr <= 0 {
-		l.PerAddr = 16
-	}
-	if l.MinRate <= 0 {
-		l.MinRate = 32 << 10
-	}
-	if l.Grace <= 0 {
-		l.Grace = 10 * time.Second
-	}
+	guidepost.Default(&l.Slots, 64)
+	guidepost.Default(&l.PerUser, 4)
+	guidepost.Default(&l.PerAddr, 16)
+	guidepost.Default(&l.MinRate, 32<<10)
+	guidepost.Default(&l.Grace, 10*time.Second)
 }
 
 // uploadQueueWait is how long an upload waits for a slot: longer than the

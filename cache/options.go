@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"github.com/guidepost/guidepost"
 	"log/slog"
 	"time"
 
@@ -44,24 +45,12 @@ func (o Options) withDefaults() Options {
 	if o.MaxAge < o.RefreshAfter {
 		o.MaxAge = o.RefreshAfter
 	}
-	if o.MaxTileGuides <= 0 {
-		o.MaxTileGuides = 4000
-	}
-	if o.MaxRings <= 0 {
-		o.MaxRings = 6
-	}
-	if o.MaxBBoxTiles <= 0 {
-		o.MaxBBoxTiles = 400
-	}
-	if o.MaxScan <= 0 {
-		o.MaxScan = 20_000
-	}
-	if o.MaxBBoxGuides <= 0 {
-		o.MaxBBoxGuides = 50_000
-	}
-	if o.FillConcurrency <= 0 {
-		o.FillConcurrency = 1
-	}
+	guidepost.Default(&o.MaxTileGuides, 4000)
+	guidepost.Default(&o.MaxRings, 6)
+	guidepost.Default(&o.MaxBBoxTiles, 400)
+	guidepost.Default(&o.MaxScan, 20_000)
+	guidepost.Default(&o.MaxBBoxGuides, 50_000)
+	guidepost.Default(&o.FillConcurrency, 1)
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20
 	}

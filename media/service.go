@@ -62,48 +62,27 @@ type DirectConfig struct {
 }
 
 func (c *Config) defaults() {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
-	}
-	if c.MaxBytes <= 0 {
-		c.MaxBytes = 25 << 20
-	}
-	if c.MaxPixels <= 0 {
-		c.MaxPixels = photo.DefaultMaxPixels
-	}
-	def(&c.URLTTL, 15*time.Minute)
-	def(&c.KeyTTL, 24*time.Hour)
-	def(&c.KeyLease, time.Minute)
-	def(&c.PendingAge, 5*time.Minute)
-	def(&c.OrphanAge, 24*time.Hour)
-	def(&c.OrphanLookback, 48*time.Hour)
-	if c.RenderSlots <= 0 {
-		c.RenderSlots = 1
-	}
-	if c.MaxAttempts <= 0 {
-		c.MaxAttempts = 15
-	}
-	if c.QuotaPhotos <= 0 {
-		c.QuotaPhotos = 5000
-	}
-	if c.QuotaBytes <= 0 {
-		c.QuotaBytes = 10 << 30
-	}
+	guidepost.Default(&c.MaxBytes, 25<<20)
+	guidepost.Default(&c.MaxPixels, photo.DefaultMaxPixels)
+	guidepost.Default(&c.URLTTL, 15*time.Minute)
+	guidepost.Default(&c.KeyTTL, 24*time.Hour)
+	guidepost.Default(&c.KeyLease, time.Minute)
+	guidepost.Default(&c.PendingAge, 5*time.Minute)
+	guidepost.Default(&c.OrphanAge, 24*time.Hour)
+	guidepost.Default(&c.OrphanLookback, 48*time.Hour)
+	guidepost.Default(&c.RenderSlots, 1)
+	guidepost.Default(&c.MaxAttempts, 15)
+	guidepost.Default(&c.QuotaPhotos, 5000)
+	guidepost.Default(&c.QuotaBytes, 10<<30)
 	d := &c.Direct
 	if d.PartSize < minPartSize {
 		d.PartSize = minPartSize
 	}
-	def(&d.TTL, 24*time.Hour)
-	def(&d.URLTTL, time.Hour)
-	def(&d.CompleteLease, time.Minute)
-	if d.MaxOpen <= 0 {
-		d.MaxOpen = 10
-	}
-	if d.DayBytes <= 0 {
-		d.DayBytes = 2 << 30
-	}
+	guidepost.Default(&d.TTL, 24*time.Hour)
+	guidepost.Default(&d.URLTTL, time.Hour)
+	guidepost.Default(&d.CompleteLease, time.Minute)
+	guidepost.Default(&d.MaxOpen, 10)
+	guidepost.Default(&d.DayBytes, 2<<30)
 }
 
 // minPartSize is S3's smallest part but the last.
