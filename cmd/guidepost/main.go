@@ -58,9 +58,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	log := newLogger(cfg, stdout)
 	switch args[0] {
 	case "serve":
-		return serve(ctx, cfg, log)
+		return openAndRun(ctx, cfg, log, (*app).runAPI)
 	case "worker":
-		return work(ctx, cfg, log)
+		return openAndRun(ctx, cfg, log, (*app).runWorker)
 	case "migrate":
 		return migrate(ctx, cfg, log)
 	case "dev":

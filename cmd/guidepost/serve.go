@@ -12,20 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/guidepost/guidepost/api"
-	"github.com/guidepost/guidepost/config"
 )
-
-func serve(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	if err := cfg.CheckServe(); err != nil {
-		return err
-	}
-	a, err := open(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	return a.runAPI(ctx)
-}
 
 // runAPI serves until ctx ends, then drains: /readyz turns 503, the listener
 // closes, and in-flight requests get cfg.ShutdownTimeout to finish. Past

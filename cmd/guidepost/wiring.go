@@ -236,3 +236,18 @@ func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func()) {
 	wg.Go(func() { c.Run(cctx) })
 	return c, func() { cancel(); wg.Wait(); store.StopLikeBatching() }
 }
+
+// openAndRun starts a long-running command (serve, worker): it refuses an
+// unsafe configuration, connects to every dependency, runs, and closes the
+// pools only after run has returned.
+func openAndRun(ctx context.Context, cfg config.Config, log *slog.Logger, run func(*app, context.Context) error) error {
+	if err := cfg.CheckServe(); err != nil {
+		return err
+	}
+	a, err := open(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return run(a, ctx)
+}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -11,23 +10,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/media/photo"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
-
-func work(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	if err := cfg.CheckServe(); err != nil {
-		return err
-	}
-	a, err := open(ctx, cfg, log)
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	return a.runWorker(ctx)
-}
 
 // runWorker derives photos and sweeps until ctx ends, serving /metrics on
 // WORKER_METRICS_ADDR when set; it returns once both have stopped.
