@@ -3,7 +3,7 @@
 # pinned CLI into the tool cache (outside the clone) on first use.
 #
 # 1.34.x because it runs on Debian 12's nodejs (18.x); 2.x needs Node ≥ 20.19.
-# Needs node and npm (`apt-get install nodejs npm`). Never prompts: safe
+# Needs node and npm (installed with apt when missing). Never prompts: safe
 # under CI=true with no stdin.
 #
 # Environment (all optional):
@@ -27,7 +27,12 @@ export REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true NO_UPDATE_NOTIF
 export npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 
 install() {
-	command -v npm >/dev/null 2>&1 || die "npm is missing: apt-get install nodejs npm"
+	if ! command -v npm >/dev/null 2>&1; then
+		# A fresh Debian machine: install what the README's commands need.
+		echo "lint-openapi: installing nodejs and npm with apt" >&2
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm </dev/null >/dev/null; } ||
+			die "npm is missing and apt-get could not install it: apt-get install nodejs npm"
+	fi
 	mkdir -p "$TOOLS_DIR"
 	# Lock across clones sharing the tool cache; install into a scratch
 	# folder and rename, so an interrupted install never looks complete.
