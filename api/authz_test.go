@@ -152,6 +152,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"GET /v1/guides", get("/v1/guides?bbox=126,37,128,38"), row(ok, ok, ok)},
 		{"GET /v1/guides/nearby", get("/v1/guides/nearby?lat=37.5&lng=127"), row(ok, ok, ok)},
 		{"GET /v1/guides/clusters", get("/v1/guides/clusters?bbox=126,37,128,38&zoom=8"), row(ok, ok, ok)},
+		{"GET /v1/tiles/:z/:x/:y", get("/v1/tiles/10/873/396.mvt"), row(ok, ok, ok)},
 		{"GET /v1/guides/:id", get("/v1/guides/" + guideID), row(ok, ok, ok)},
 		{"PATCH /v1/guides/:id", jsonCall("PATCH", fixed("/v1/guides/"+guideID), fixed(`{"title":"renamed"}`)), row(unauth, ok, forbidden)},
 		{"DELETE /v1/guides/:id", func(*testing.T, string) (string, string, string, io.Reader) {

@@ -25,6 +25,7 @@ type GuideService interface {
 	Nearby(ctx context.Context, p guides.NearbyParams) (guides.NearbyPage, error)
 	InBBox(ctx context.Context, p guides.BBoxParams) (guides.BBoxPage, error)
 	Clusters(ctx context.Context, p guides.ClusterParams) ([]guides.Cluster, error)
+	VectorTile(ctx context.Context, p guides.VectorTileParams) ([]byte, error)
 	Like(ctx context.Context, id, userID string) (guides.LikeState, error)
 	Unlike(ctx context.Context, id, userID string) (guides.LikeState, error)
 }
@@ -297,11 +298,15 @@ type clusterJSON struct {
 	Lng     float64 `json:"lng"`
 	Count   int64   `json:"count"`
 	GuideID string  `json:"guide_id,omitempty"`
+	// ExpansionZoom is null for a single guide, and for guides too close
+	// together to split at the deepest zoom.
+	ExpansionZoom *int       `json:"expansion_zoom"`
+	Bounds        [4]float64 `json:"bounds"` // minLng, minLat, maxLng, maxLat, as bbox
 }
 
 func (s *Server) guideClusters(c *gin.Context) {
-	q := newQueryParams(c, "bbox", "zoom")
-	p := guides.ClusterParams{BBox: q.bbox("bbox"), Zoom: q.int("zoom")}
+	q := newQueryParams(c, "bbox", "zoom", "tag")
+	p := guides.ClusterParams{BBox: q.bbox("bbox"), Zoom: q.float("zoom"), Tag: q.str("tag")}
 	if err := q.fields.Err(); err != nil {
 		fail(c, err)
 		return
@@ -313,7 +318,12 @@ func (s *Server) guideClusters(c *gin.Context) {
 	}
 	out := make([]clusterJSON, len(clusters))
 	for i, cl := range clusters {
-		out[i] = clusterJSON{Lat: cl.Lat, Lng: cl.Lng, Count: cl.Count, GuideID: cl.GuideID}
+		b := cl.Bounds
+		out[i] = clusterJSON{Lat: cl.Lat, Lng: cl.Lng, Count: cl.Count, GuideID: cl.GuideID,
+			Bounds: [4]float64{b.MinLng, b.MinLat, b.MaxLng, b.MaxLat}}
+		if cl.ExpansionZoom > 0 {
+			out[i].ExpansionZoom = &cl.ExpansionZoom
+		}
 	}
 	c.JSON(http.StatusOK, gin.H{"clusters": out})
 }

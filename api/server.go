@@ -119,6 +119,7 @@ func (s *Server) routes() {
 	s.mediaRoutes(v1)
 	s.uploadRoutes(v1)
 	s.guideRoutes(v1)
+	s.tileRoutes(v1)
 }
 
 // admit puts an upload in its own pool (uploadGate, after it is

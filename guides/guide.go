@@ -68,6 +68,14 @@ type Cluster struct {
 	Lat, Lng float64 // centroid of the guides in the cell
 	Count    int64
 	GuideID  string
+	Bounds   BBox // of the guides themselves
+	// ExpansionZoom is the lowest zoom at which these guides fall in more
+	// than one cell (see ExpansionZoom); 0 when they never do up to MaxZoom.
+	ExpansionZoom int
+	// Top is the most-liked guide of the cell (ties: the newest), filled
+	// only when the query asks for it (WithTop): the guide itself when
+	// Count is 1, its id and cover otherwise.
+	Top Item
 }
 
 // NewGuide is a validated guide to store.
@@ -139,6 +147,10 @@ type BBoxQuery struct {
 type ClusterQuery struct {
 	BBox BBox
 	Zoom int
+	Tag  string
+	// WithTop asks for each cell's most-liked guide (Cluster.Top), which
+	// costs a look at the likes of the guides in the viewport.
+	WithTop bool
 }
 
 // Store keeps guides. Public methods own their transaction. Every error is
@@ -163,6 +175,9 @@ type Store interface {
 	Nearby(ctx context.Context, q NearbyQuery) ([]Item, error)
 	InBBox(ctx context.Context, q BBoxQuery) (items []Item, truncated bool, err error)
 	Clusters(ctx context.Context, q ClusterQuery) ([]Cluster, error)
+	// VectorTile encodes q's clusters as a Mapbox vector tile (see
+	// VectorTileQuery); nil when the tile holds nothing.
+	VectorTile(ctx context.Context, q VectorTileQuery) ([]byte, error)
 }
 
 // MediaURLs gives the URLs a client downloads a ready photo from. The media

@@ -191,7 +191,23 @@ func (s *Service) Clusters(ctx context.Context, p ClusterParams) ([]Cluster, err
 	if err != nil {
 		return nil, err
 	}
-	return s.store.Clusters(ctx, q)
+	clusters, err := s.store.Clusters(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	for i := range clusters {
+		clusters[i] = clusters[i].shown(q.Zoom)
+	}
+	return clusters, nil
+}
+
+// VectorTile answers a map tile: nil when it holds no guide.
+func (s *Service) VectorTile(ctx context.Context, p VectorTileParams) ([]byte, error) {
+	q, err := p.query()
+	if err != nil {
+		return nil, err
+	}
+	return s.store.VectorTile(ctx, q)
 }
 
 func (s *Service) thumbs(ctx context.Context, items []Item) {

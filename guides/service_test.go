@@ -59,6 +59,9 @@ func (f *fakeStore) InBBox(context.Context, guides.BBoxQuery) ([]guides.Item, bo
 func (f *fakeStore) Clusters(context.Context, guides.ClusterQuery) ([]guides.Cluster, error) {
 	return nil, nil
 }
+func (f *fakeStore) VectorTile(context.Context, guides.VectorTileQuery) ([]byte, error) {
+	return nil, nil
+}
 
 func newService(f *fakeStore) *guides.Service {
 	return guides.NewService(f, guidepost.SystemClock{}, guides.CursorKey("test secret"), nil)
@@ -230,12 +233,12 @@ func TestParseBBox(t *testing.T) {
 		t.Errorf("antimeridian message: %v", err)
 	}
 	_, err = newService(&fakeStore{}).Clusters(context.Background(), guides.ClusterParams{
-		BBox: &guides.BBox{MinLng: -180, MinLat: -90, MaxLng: 180, MaxLat: 90}, Zoom: integer(12)})
+		BBox: &guides.BBox{MinLng: -180, MinLat: -90, MaxLng: 180, MaxLat: 90}, Zoom: num(12)})
 	if !fields(err)["bbox"] {
 		t.Errorf("a world of zoom-12 cells: %v", err)
 	}
 	_, err = newService(&fakeStore{}).Clusters(context.Background(), guides.ClusterParams{
-		BBox: &guides.BBox{MinLng: -180, MinLat: -90, MaxLng: 180, MaxLat: 90}, Zoom: integer(23)})
+		BBox: &guides.BBox{MinLng: -180, MinLat: -90, MaxLng: 180, MaxLat: 90}, Zoom: num(23)})
 	if !fields(err)["zoom"] {
 		t.Errorf("zoom 23: %v", err)
 	}

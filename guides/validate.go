@@ -89,10 +89,12 @@ type BBoxParams struct {
 	Tag   string
 }
 
-// ClusterParams is a clustering request.
+// ClusterParams is a clustering request. Zoom may be fractional, as map
+// SDKs report it: the grid is the one of its whole part.
 type ClusterParams struct {
 	BBox *BBox
-	Zoom *int
+	Zoom *float64
+	Tag  string
 }
 
 func checkTitle(f *guidepost.Fields, title string) string {
@@ -354,17 +356,19 @@ func (p ClusterParams) query() (ClusterQuery, error) {
 	switch {
 	case p.Zoom == nil:
 		f.Add("zoom", "is required")
-	case *p.Zoom < 0 || *p.Zoom > MaxZoom:
+	case !(*p.Zoom >= 0 && *p.Zoom <= MaxZoom): // NaN too
 		f.Add("zoom", fmt.Sprintf("must be between 0 and %d", MaxZoom))
 	}
+	tag := checkTagFilter(&f, p.Tag)
 	if err := f.Err(); err != nil {
 		return ClusterQuery{}, err
 	}
-	if n := ClusterCellCount(*p.BBox, *p.Zoom); n > MaxClusterCells {
+	zoom := int(math.Floor(*p.Zoom))
+	if n := ClusterCellCount(*p.BBox, zoom); n > MaxClusterCells {
 		return ClusterQuery{}, guidepost.Invalid(guidepost.FieldError{Field: "bbox",
-			Message: fmt.Sprintf("covers %d cells at zoom %d, more than %d: zoom out or send a smaller viewport", n, *p.Zoom, MaxClusterCells)})
+			Message: fmt.Sprintf("covers %d cells at zoom %d, more than %d: zoom out or send a smaller viewport", n, zoom, MaxClusterCells)})
 	}
-	return ClusterQuery{BBox: *p.BBox, Zoom: *p.Zoom}, nil
+	return ClusterQuery{BBox: *p.BBox, Zoom: zoom, Tag: tag}, nil
 }
 
 // ParseBBox reads "minLng,minLat,maxLng,maxLat". Every problem is an

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -521,100 +520,3 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 		}
 	}
 }
-
-// Clusters counts guides per cell of the zoom's grid. Up to zoom 13 a cell
-// is whole tiles, so it adds up guide_tiles (kept exact by the writing
-// transactions' trigger): a map of all Korea reads ~10^4 tile rows, not
-// 10^6 guides. Finer zooms group the guides of the viewport directly.
-func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
-	var rows pgx.Rows
-	var err error
-	if q.Zoom <= guides.MaxTileClusterZoom {
-		rows, err = s.tileClusters(ctx, q)
-	} else {
-		if err := s.checkClusterScan(ctx, q); err != nil {
-			return nil, err
-		}
-		rows, err = s.guideClusters(ctx, q)
-	}
-	if err != nil {
-		return nil, translate(err, "guide")
-	}
-	out := []guides.Cluster{}
-	var c guides.Cluster
-	var oneLat, oneLng float64
-	_, err = pgx.ForEachRow(rows, []any{&c.Count, &c.Lat, &c.Lng, &c.GuideID, &oneLat, &oneLng}, func() error {
-		if c.GuideID != "" {
-			c.Lat, c.Lng = oneLat, oneLng
-		}
-		out = append(out, c)
-		return nil
-	})
-	if err != nil {
-		return nil, translate(err, "guide")
-	}
-	return out, nil
-}
-
-// tileClusters adds up guide_tiles per cell of whole tiles; a cell holding
-// one guide reports that guide.
-func (s *Guides) tileClusters(ctx context.Context, q guides.ClusterQuery) (pgx.Rows, error) {
-	b := q.BBox
-	shift := guides.ClusterShift(q.Zoom)
-	r0, r1 := guides.TileRow(b.MinLat)>>shift<<shift, (guides.TileRow(b.MaxLat)>>shift+1)<<shift-1
-	c0, c1 := guides.TileCol(b.MinLng)>>shift<<shift, (guides.TileCol(b.MaxLng)>>shift+1)<<shift-1
-	return s.db.Pool.Query(ctx, `WITH cells AS (
-				SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
-				       sum(sum_lat_e7)::float8 AS slat, sum(sum_lng_e7)::float8 AS slng,
-				       max(tile) FILTER (WHERE guides > 0) AS some_tile
-				FROM guide_tiles
-				WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999
-				  AND tile % 40000 BETWEEN $3 AND $4 AND guides > 0
-				GROUP BY 1, 2
-			)
-			SELECT c.n, c.slat / c.n / 1e7, c.slng / c.n / 1e7, coalesce(one.id::text, ''),
-			       coalesce(ST_Y(one.location::geometry), 0), coalesce(ST_X(one.location::geometry), 0)
-			FROM cells c
-			LEFT JOIN LATERAL (SELECT g.id, g.location FROM guides g
-				WHERE c.n = 1 AND guide_tile(g.location) = c.some_tile LIMIT 1) one ON true
-			ORDER BY c.cr, c.cc`, r0, r1, c0, c1, int(shift))
-}
-
-// guideClusters groups the viewport's guides into cells finer than a tile.
-func (s *Guides) guideClusters(ctx context.Context, q guides.ClusterQuery) (pgx.Rows, error) {
-	b := q.BBox
-	f := guides.ClusterCellsPerDegree(q.Zoom)
-	return s.db.Pool.Query(ctx, `SELECT count(*), avg(ST_Y(g)), avg(ST_X(g)),
-				CASE WHEN count(*) = 1 THEN min(id::text) ELSE '' END, min(ST_Y(g)), min(ST_X(g))
-			FROM (SELECT id, location::geometry AS g FROM guides
-				WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)) AS x
-			GROUP BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)
-			ORDER BY floor(ST_Y(g) * $5), floor(ST_X(g) * $5)`,
-		floorTo(b.MinLng, f), floorTo(b.MinLat, f), ceilTo(b.MaxLng, f), ceilTo(b.MaxLat, f), f)
-}
-
-// checkClusterScan refuses a fine-zoom clustering whose viewport holds
-// more than guides.MaxClusterScan guides: that path reads every guide in
-// the viewport, and the per-tile sums say how many that is for the price
-// of the tile rows.
-func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) error {
-	b := q.BBox
-	var n int64
-	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
-		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
-		guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat), guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)).Scan(&n)
-	if err != nil {
-		return translate(err, "guide")
-	}
-	if n > guides.MaxClusterScan {
-		return guidepost.Invalid(guidepost.FieldError{Field: "bbox", Message: fmt.Sprintf(
-			"holds about %d guides, more than the %d clustered at zoom %d and above: zoom out to %d or send a smaller viewport",
-			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)})
-	}
-	return nil
-}
-
-// floorTo and ceilTo widen a viewport edge to the cell grid of f cells per
-// degree, so edge cells are counted whole.
-func floorTo(v, f float64) float64 { return math.Floor(v*f) / f }
-func ceilTo(v, f float64) float64  { return (math.Floor(v*f) + 1) / f }

@@ -1,0 +1,182 @@
+package sql
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// Clusters counts guides per cell of the zoom's grid, with each cell's
+// exact bounds. Up to zoom 13 without a tag a cell is whole tiles, so it
+// adds up guide_tiles (kept exact by the writing transactions' trigger): a
+// map of all Korea reads ~10^4 tile rows, not 10^6 guides. Finer zooms and
+// tag filters group the guides themselves.
+func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
+	var cells string
+	var args []any
+	if q.Zoom <= guides.MaxTileClusterZoom && q.Tag == "" {
+		cells, args = tileCells(q)
+	} else {
+		if q.Zoom > guides.MaxTileClusterZoom {
+			if err := s.checkClusterScan(ctx, q); err != nil {
+				return nil, err
+			}
+		}
+		cells, args = guideCells(q)
+	}
+	var rows pgx.Rows
+	var err error
+	if q.WithTop {
+		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`
+			SELECT `+itemColumns+`, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
+			FROM cells k JOIN guides g ON g.id = k.top `+coverJoin+`
+			ORDER BY k.cr, k.cc`, args...)
+	} else {
+		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`
+			SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
+			FROM cells c ORDER BY c.cr, c.cc`, args...)
+	}
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	defer rows.Close()
+	out := []guides.Cluster{}
+	for rows.Next() {
+		var c guides.Cluster
+		b := &c.Bounds
+		dest := []any{&c.Count, &c.Lat, &c.Lng, &b.MinLat, &b.MinLng, &b.MaxLat, &b.MaxLng}
+		if q.WithTop {
+			c.Top, err = scanItem(rows, dest...)
+		} else {
+			err = rows.Scan(append([]any{&c.Top.ID}, dest...)...)
+		}
+		if err != nil {
+			return nil, translate(err, "guide")
+		}
+		if c.Count == 1 {
+			// The guide's own place, not a centroid of rounded sums.
+			c.GuideID, c.Lat, c.Lng = c.Top.ID, b.MinLat, b.MinLng
+		}
+		if !q.WithTop {
+			c.Top = guides.Item{}
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err, "guide")
+	}
+	return out, nil
+}
+
+// cellRange is the rows and columns of cells a query's viewport meets.
+func cellRange(q guides.ClusterQuery) (r0, r1, c0, c1 int64) {
+	r0, c0 = guides.ClusterCell(q.BBox.MinLat, q.BBox.MinLng, q.Zoom)
+	r1, c1 = guides.ClusterCell(q.BBox.MaxLat, q.BBox.MaxLng, q.Zoom)
+	return r0, r1, c0, c1
+}
+
+// tileCells is the CTE "cells" (cr, cc, n, lat, lng, bounds, top) from
+// per-tile sums. top is the newest guide of the cell (the only one when n
+// is 1) or, with WithTop, the most-liked: the liked guides of the
+// viewport are few beside its guides, and any guide with no like loses to
+// the newest one (same count, smaller id).
+func tileCells(q guides.ClusterQuery) (string, []any) {
+	shift := guides.ClusterShift(q.Zoom)
+	r0, r1, c0, c1 := cellRange(q)
+	args := []any{r0 << shift, (r1+1)<<shift - 1, c0 << shift, (c1+1)<<shift - 1, int(shift)}
+	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
+	sums := `sums AS (
+		SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
+		       sum(sum_lat_e7)::float8 / sum(guides) / 1e7 AS lat, sum(sum_lng_e7)::float8 / sum(guides) / 1e7 AS lng,
+		       min(min_lat) AS min_lat, min(min_lng) AS min_lng, max(max_lat) AS max_lat, max(max_lng) AS max_lng,
+		       max(newest::text)::uuid AS newest
+		FROM guide_tiles
+		WHERE tile ` + fmt.Sprintf(inRange, "tile") + ` AND guides > 0
+		GROUP BY 1, 2
+	)`
+	if !q.WithTop {
+		return sums + `, cells AS (SELECT s.*, s.newest AS top FROM sums s)`, args
+	}
+	// The base like_count is 0 unless folded in, which nothing does: the
+	// shards name every liked guide.
+	return sums + `, liked AS (
+		SELECT DISTINCT ON (cr, cc) (guide_tile(g.location) / 40000) >> $5 AS cr, (guide_tile(g.location) % 40000) >> $5 AS cc,
+		       g.id, g.like_count + l.n AS likes
+		FROM (SELECT guide_id, sum(n) AS n FROM guide_like_shards GROUP BY guide_id) l
+		JOIN guides g ON g.id = l.guide_id
+		WHERE guide_tile(g.location) ` + fmt.Sprintf(inRange, "guide_tile(g.location)") + `
+		ORDER BY cr, cc, likes DESC, g.id DESC
+	), cells AS (
+		SELECT s.*, CASE WHEN l.likes > 0 THEN l.id ELSE s.newest END AS top
+		FROM sums s LEFT JOIN liked l USING (cr, cc)
+	)`, args
+}
+
+// guideCells is the CTE "cells" grouping the guides themselves: above
+// zoom 13 (cells finer than a tile), or for one tag.
+func guideCells(q guides.ClusterQuery) (string, []any) {
+	r0, r1, c0, c1 := cellRange(q)
+	var cr, cc string
+	var env guides.BBox
+	if q.Zoom <= guides.MaxTileClusterZoom {
+		s := strconv.Itoa(int(guides.ClusterShift(q.Zoom)))
+		cr, cc = `(guide_tile(g.location) / 40000) >> `+s, `(guide_tile(g.location) % 40000) >> `+s
+		sh := guides.ClusterShift(q.Zoom)
+		env.MinLat, env.MinLng, _, _ = guides.TileBounds(r0<<sh, c0<<sh)
+		_, _, env.MaxLat, env.MaxLng = guides.TileBounds((r1+1)<<sh-1, (c1+1)<<sh-1)
+	} else {
+		f := guides.ClusterCellsPerDegree(q.Zoom)
+		fs := strconv.FormatFloat(f, 'g', -1, 64)
+		cr, cc = `floor(ST_Y(g.location::geometry) * `+fs+`)::bigint`, `floor(ST_X(g.location::geometry) * `+fs+`)::bigint`
+		env = guides.BBox{MinLat: float64(r0) / f, MinLng: float64(c0) / f, MaxLat: float64(r1+1) / f, MaxLng: float64(c1+1) / f}
+	}
+	top := `max(id::text)::uuid`
+	likes := ``
+	if q.WithTop {
+		top = `(array_agg(id ORDER BY likes DESC, id DESC))[1]`
+		likes = `, g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0) AS likes`
+	}
+	var tag *string
+	if q.Tag != "" {
+		tag = &q.Tag
+	}
+	// The envelope (edges included) finds candidates by the planar index;
+	// the cell numbers decide exactly which cells they belong to.
+	return `x AS (
+		SELECT g.id, ST_Y(g.location::geometry) AS lat, ST_X(g.location::geometry) AS lng, ` + cr + ` AS cr, ` + cc + ` AS cc` + likes + `
+		FROM guides g
+		WHERE g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
+		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text])
+	), cells AS (
+		SELECT cr, cc, count(*) AS n, avg(lat) AS lat, avg(lng) AS lng,
+		       min(lat) AS min_lat, min(lng) AS min_lng, max(lat) AS max_lat, max(lng) AS max_lng, ` + top + ` AS top
+		FROM x WHERE cr BETWEEN $6 AND $7 AND cc BETWEEN $8 AND $9
+		GROUP BY cr, cc
+	)`, []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1}
+}
+
+// checkClusterScan refuses a fine-zoom clustering whose viewport holds
+// more than guides.MaxClusterScan guides: that path reads every guide in
+// the viewport, and the per-tile sums say how many that is for the price
+// of the tile rows.
+func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) error {
+	b := q.BBox
+	var n int64
+	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
+		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
+		guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat), guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)).Scan(&n)
+	if err != nil {
+		return translate(err, "guide")
+	}
+	if n > guides.MaxClusterScan {
+		return guidepost.Invalid(guidepost.FieldError{Field: "bbox", Message: fmt.Sprintf(
+			"holds about %d guides, more than the %d clustered at zoom %d and above: zoom out to %d or send a smaller viewport",
+			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)})
+	}
+	return nil
+}

@@ -1,0 +1,293 @@
+package sql_test
+
+import (
+	"cmp"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/seedgen"
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// likedGuide is a guide as the brute-force checks see it.
+type likedGuide struct {
+	id       string
+	lat, lng float64
+	tags     []string
+	likes    int64
+}
+
+// clusterWorld seeds n generated guides, then moves, deletes and likes
+// some (so the per-tile bounds have been kept through every kind of
+// write), and returns the store and every guide as the table has it.
+func clusterWorld(t *testing.T, n int) (*gsql.DB, *gsql.Guides, []likedGuide) {
+	t.Helper()
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	if err := seedgen.Guides(ctx, db, n, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(7, 7))
+	all := likedGuides(t, db)
+	for i := range 40 {
+		g := all[rng.IntN(len(all))]
+		switch i % 4 {
+		case 0: // moved a few hundred metres, often into another tile
+			err := store.UpdateGuide(ctx, g.id, func(d *guides.Draft) error {
+				d.Lat, d.Lng = d.Lat+0.003, d.Lng-0.004
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if err := store.DeleteGuide(ctx, g.id, func(guides.Draft) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	all = likedGuides(t, db)
+	users := make([]string, 4)
+	for i := range users {
+		users[i] = guideUser(t, db)
+	}
+	for range 120 {
+		g := all[rng.IntN(len(all))]
+		if _, err := store.Like(ctx, g.id, users[rng.IntN(len(users))], time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db, store, likedGuides(t, db)
+}
+
+func likedGuides(t *testing.T, db *gsql.DB) []likedGuide {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT g.id::text, ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags,
+		g.like_count + coalesce((SELECT sum(n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint FROM guides g`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (likedGuide, error) {
+		var g likedGuide
+		return g, r.Scan(&g.id, &g.lat, &g.lng, &g.tags, &g.likes)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return all
+}
+
+type cellKey struct{ r, c int64 }
+
+// wantClusters groups every guide with tag by the zoom's cells met by b.
+func wantClusters(all []likedGuide, b guides.BBox, zoom int, tag string) map[cellKey][]likedGuide {
+	r0, c0 := guides.ClusterCell(b.MinLat, b.MinLng, zoom)
+	r1, c1 := guides.ClusterCell(b.MaxLat, b.MaxLng, zoom)
+	want := map[cellKey][]likedGuide{}
+	for _, g := range all {
+		r, c := guides.ClusterCell(g.lat, g.lng, zoom)
+		if r >= r0 && r <= r1 && c >= c0 && c <= c1 && (tag == "" || slices.Contains(g.tags, tag)) {
+			want[cellKey{r, c}] = append(want[cellKey{r, c}], g)
+		}
+	}
+	return want
+}
+
+// Every cluster, from per-tile sums or from the guides, with or without a
+// tag: the count, the exact bounds, the single guide, and the most-liked
+// guide (ties: the newest) are what a brute-force grouping finds.
+func TestClustersAreExact(t *testing.T) {
+	ctx := context.Background()
+	_, store, all := clusterWorld(t, 4000)
+	for _, tc := range []struct {
+		zoom int
+		bbox guides.BBox
+		tag  string
+	}{
+		{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, ""},
+		{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, "cafe"},
+		{9, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, ""},
+		{11, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, "food"},
+		{13, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, ""},
+		{16, guides.BBox{MinLng: 126.95, MinLat: 37.55, MaxLng: 127.0, MaxLat: 37.58}, ""},
+		{15, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, "food"},
+	} {
+		want := wantClusters(all, tc.bbox, tc.zoom, tc.tag)
+		for _, withTop := range []bool{false, true} {
+			got, err := store.Clusters(ctx, guides.ClusterQuery{BBox: tc.bbox, Zoom: tc.zoom, Tag: tc.tag, WithTop: withTop})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(want) {
+				t.Errorf("zoom %d tag %q: %d clusters, want %d", tc.zoom, tc.tag, len(got), len(want))
+			}
+			for _, cl := range got {
+				r, c := guides.ClusterCell(cl.Bounds.MinLat, cl.Bounds.MinLng, tc.zoom)
+				checkCluster(t, cl, want[cellKey{r, c}], withTop)
+			}
+		}
+	}
+}
+
+func checkCluster(t *testing.T, cl guides.Cluster, gs []likedGuide, withTop bool) {
+	t.Helper()
+	if int64(len(gs)) != cl.Count {
+		t.Errorf("cluster at %v,%v counts %d, want %d", cl.Lat, cl.Lng, cl.Count, len(gs))
+		return
+	}
+	b := guides.BBox{MinLat: gs[0].lat, MaxLat: gs[0].lat, MinLng: gs[0].lng, MaxLng: gs[0].lng}
+	for _, g := range gs {
+		b.MinLat, b.MaxLat = min(b.MinLat, g.lat), max(b.MaxLat, g.lat)
+		b.MinLng, b.MaxLng = min(b.MinLng, g.lng), max(b.MaxLng, g.lng)
+	}
+	if cl.Bounds != b {
+		t.Errorf("cluster of %d: bounds %+v, want %+v", cl.Count, cl.Bounds, b)
+	}
+	if cl.Count == 1 && (cl.GuideID != gs[0].id || cl.Lat != gs[0].lat || cl.Lng != gs[0].lng) {
+		t.Errorf("single cluster %+v, want %+v", cl, gs[0])
+	}
+	if cl.Count > 1 && cl.GuideID != "" {
+		t.Errorf("cluster of %d names a guide", cl.Count)
+	}
+	if !withTop {
+		return
+	}
+	top := slices.MaxFunc(gs, func(a, b likedGuide) int { return cmp.Or(cmp.Compare(a.likes, b.likes), cmp.Compare(a.id, b.id)) })
+	if cl.Top.ID != top.id || cl.Top.LikeCount != top.likes {
+		t.Errorf("cluster of %d: top %s (%d likes), want %s (%d likes)", cl.Count, cl.Top.ID, cl.Top.LikeCount, top.id, top.likes)
+	}
+}
+
+// Zooming to a cluster's expansion_zoom splits it, for 1,000 random
+// clusters at random zooms and viewports: at that zoom its guides fall in
+// two cells or more, and at the zoom before it (if above the cluster's
+// own) in one. A cluster that never splits has all its guides in one cell
+// at the deepest zoom.
+func TestZoomingToExpansionZoomSplitsEveryCluster(t *testing.T) {
+	ctx := context.Background()
+	_, store, all := clusterWorld(t, 6000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	tested, neverSplit := 0, 0
+	for tested < 1000 {
+		zoom := 3 + rng.IntN(guides.MaxZoom-3)
+		g := all[rng.IntN(len(all))]
+		half := 40 / float64(int64(1)<<zoom) // a few cells around a guide
+		b := guides.BBox{MinLng: g.lng - half, MinLat: g.lat - half, MaxLng: g.lng + half, MaxLat: g.lat + half}
+		tag := ""
+		if rng.IntN(4) == 0 {
+			tag = "food"
+		}
+		got, err := store.Clusters(ctx, guides.ClusterQuery{BBox: b, Zoom: zoom, Tag: tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cl := range got {
+			if cl.Count < 2 || tested == 1000 {
+				continue
+			}
+			tested++
+			e := guides.ExpansionZoom(cl.Bounds, zoom)
+			if e == 0 {
+				neverSplit++
+				r0, c0 := guides.ClusterCell(cl.Bounds.MinLat, cl.Bounds.MinLng, guides.MaxZoom)
+				r1, c1 := guides.ClusterCell(cl.Bounds.MaxLat, cl.Bounds.MaxLng, guides.MaxZoom)
+				if r0 != r1 || c0 != c1 {
+					t.Errorf("cluster of %d at zoom %d says it never splits, yet spans cells at zoom %d", cl.Count, zoom, guides.MaxZoom)
+				}
+				continue
+			}
+			parent := func(lat, lng float64) bool {
+				r, c := guides.ClusterCell(lat, lng, zoom)
+				pr, pc := guides.ClusterCell(cl.Bounds.MinLat, cl.Bounds.MinLng, zoom)
+				return r == pr && c == pc
+			}
+			children := 0
+			var sum int64
+			for _, z := range []int{e, e - 1} {
+				if z == zoom {
+					continue
+				}
+				kids, err := store.Clusters(ctx, guides.ClusterQuery{BBox: cl.Bounds, Zoom: z, Tag: tag})
+				if err != nil {
+					t.Fatal(err)
+				}
+				children, sum = 0, 0
+				for _, k := range kids {
+					if parent(k.Bounds.MinLat, k.Bounds.MinLng) {
+						children++
+						sum += k.Count
+					}
+				}
+				if sum != cl.Count {
+					t.Fatalf("cluster of %d at zoom %d: its cells at zoom %d hold %d", cl.Count, zoom, z, sum)
+				}
+				if z == e && children < 2 || z == e-1 && children != 1 {
+					t.Errorf("cluster of %d at zoom %d, expansion zoom %d: %d cells at zoom %d", cl.Count, zoom, e, children, z)
+				}
+			}
+		}
+	}
+	t.Logf("%d clusters split at their expansion zoom; %d are guides too close to ever split", tested-neverSplit, neverSplit)
+}
+
+// Clusters count what a viewport lists: over a box made of whole cells,
+// with or without a tag, the clusters' counts add up to the guides the
+// viewport returns.
+func TestClusterCountsEqualViewportCounts(t *testing.T) {
+	ctx := context.Background()
+	_, store, _ := clusterWorld(t, 4000)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 60 {
+		zoom := 9 + rng.IntN(9)
+		lat, lng := 37.45+rng.Float64()*0.2, 126.85+rng.Float64()*0.25
+		r, c := guides.ClusterCell(lat, lng, zoom)
+		box := cellBox(r, c, zoom)
+		if guides.ClusterCellCount(box, zoom) != 1 {
+			t.Fatalf("zoom %d: box %+v is not one cell", zoom, box)
+		}
+		tag := []string{"", "food", "cafe", "night"}[rng.IntN(4)]
+		cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: box, Zoom: zoom, Tag: tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, k := range cl {
+			sum += k.Count
+		}
+		items, truncated, err := store.InBBox(ctx, guides.BBoxQuery{BBox: box, Limit: guides.MaxBBoxLimit, Tag: tag})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if truncated {
+			continue
+		}
+		if sum != int64(len(items)) {
+			t.Errorf("zoom %d cell %v tag %q: clusters count %d, the viewport lists %d", zoom, box, tag, sum, len(items))
+		}
+	}
+}
+
+// cellBox is one cell of zoom's grid as a viewport, its edges pulled in a
+// hair: a cell's nominal edges may round into its neighbours (37.48*100 is
+// 3747.9999999999995), and a viewport includes its edges.
+func cellBox(r, c int64, zoom int) guides.BBox {
+	const hair = 1e-9
+	var b guides.BBox
+	if zoom <= guides.MaxTileClusterZoom {
+		s := guides.ClusterShift(zoom)
+		b.MinLat, b.MinLng, _, _ = guides.TileBounds(r<<s, c<<s)
+		_, _, b.MaxLat, b.MaxLng = guides.TileBounds((r+1)<<s-1, (c+1)<<s-1)
+	} else {
+		f := guides.ClusterCellsPerDegree(zoom)
+		b = guides.BBox{MinLng: float64(c) / f, MinLat: float64(r) / f, MaxLng: float64(c+1) / f, MaxLat: float64(r+1) / f}
+	}
+	return guides.BBox{MinLng: b.MinLng + hair, MinLat: b.MinLat + hair, MaxLng: b.MaxLng - hair, MaxLat: b.MaxLat - hair}
+}
