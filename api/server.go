@@ -113,6 +113,7 @@ func (s *Server) routes() {
 		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	}
 	e.GET("/openapi.yaml", serveOpenAPI)
+	s.mapRoutes()
 
 	v1 := e.Group("/v1", strictQuery, s.admit, s.deadline, s.authenticate)
 	s.authRoutes(v1)

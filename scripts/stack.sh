@@ -4,6 +4,7 @@
 #   postgres  PostgreSQL 15 + PostGIS on 127.0.0.1:5432, database "guidepost"
 #   redis     Redis 7 on 127.0.0.1:6379
 #   s3        versitygw (S3-compatible) on the port of $S3_ENDPOINT, bucket $S3_BUCKET
+#   chromium  Debian's headless browser, for the test of the map page (installed only)
 #
 # Idempotent: a second run changes nothing and starts no second copies.
 # Prints one line per component on stdout; progress of slow steps goes to
@@ -197,6 +198,24 @@ jpeg_up() {
 	fi
 	[ -f /usr/include/jpeglib.h ] || die libjpeg "jpeglib.h still missing after installing libjpeg62-turbo-dev"
 	say "libjpeg: libjpeg-turbo headers and static library ok"
+}
+
+# ---------------------------------------------------------------- chromium
+# The test of /map (e2e/map_test.go) drives Debian's chromium with software
+# WebGL. Only installed, never started. Without root it cannot be, and that
+# test skips rather than fails.
+chromium_up() {
+	if ! command -v chromium >/dev/null 2>&1; then
+		if [ "$(id -u)" -ne 0 ]; then
+			note "chromium: missing; 'apt-get install chromium' needs root, so the map page test will skip"
+			return 0
+		fi
+		apt_install chromium chromium
+	fi
+	local version
+	version="$(chromium --version 2>/dev/null | sed -n 's/^Chromium \([0-9.]*\).*/\1/p')"
+	[ -n "$version" ] || die chromium "installed but 'chromium --version' does not answer"
+	say "chromium: $version installed"
 }
 
 # ---------------------------------------------------------------- redis
@@ -432,6 +451,7 @@ s3_up() {
 }
 
 jpeg_up
+chromium_up
 pg_up
 redis_up
 s3_up

@@ -60,7 +60,7 @@ func runStack(t *testing.T, ctx context.Context, root string, n int) string {
 	if err != nil {
 		t.Fatalf("run %d of scripts/stack.sh: %v", n, err)
 	}
-	for _, comp := range []string{"postgres:", "redis:", "s3:"} {
+	for _, comp := range []string{"postgres:", "redis:", "s3:", "chromium:"} {
 		if !strings.Contains(string(out), comp) {
 			t.Errorf("run %d printed no %q line", n, comp)
 		}

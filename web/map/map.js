@@ -1,0 +1,262 @@
+// The demo map: guide tiles from /v1/tiles over an offline basemap
+// (Natural Earth country borders from world-atlas), clusters that open on
+// click, a guide's photos on click, and a form that uploads a photo as a
+// guest and pins a guide at the map's centre.
+
+import * as maplibregl from '/map/vendor/maplibre-gl.mjs';
+import * as api from '/map/api.js';
+import { markerImage, placeholderURL } from '/map/thumbs.js';
+
+const ACCENT = '#e4572e';
+const GUIDE = '#2e86ab';
+// A pinned guide is shown at least this close, where tiles carry guides
+// one by one rather than clusters.
+const PIN_ZOOM = 15;
+const KOREA = { center: [127.8, 36.1], zoom: 6.2 };
+
+const $ = (id) => document.getElementById(id);
+
+function tileURL(tag) {
+  const q = tag ? `?tag=${encodeURIComponent(tag)}` : '';
+  return `${location.origin}/v1/tiles/{z}/{x}/{y}.mvt${q}`;
+}
+
+async function basemap() {
+  const r = await fetch('/map/vendor/countries-50m.json');
+  if (!r.ok) throw new Error(`basemap: HTTP ${r.status}`);
+  const topo = await r.json();
+  const countries = topo.objects.countries;
+  return {
+    land: topojson.feature(topo, countries),
+    borders: topojson.mesh(topo, countries, (a, b) => a !== b),
+    coast: topojson.mesh(topo, countries, (a, b) => a === b),
+  };
+}
+
+function style(base) {
+  const hasPhoto = ['all', ['has', 'thumbhash'], ['!=', ['get', 'thumbhash'], '']];
+  const naturalEarth = '<a href="https://www.naturalearthdata.com/">Natural Earth</a>';
+  return {
+    version: 8,
+    sources: {
+      land: { type: 'geojson', data: base.land, attribution: naturalEarth },
+      borders: { type: 'geojson', data: base.borders },
+      coast: { type: 'geojson', data: base.coast },
+      guides: { type: 'vector', tiles: [tileURL('')], minzoom: 0, maxzoom: 20 },
+    },
+    layers: [
+      { id: 'water', type: 'background', paint: { 'background-color': '#c8dce8' } },
+      { id: 'land', type: 'fill', source: 'land', paint: { 'fill-color': '#f4f1ea' } },
+      {
+        id: 'coast', type: 'line', source: 'coast',
+        paint: { 'line-color': '#9fbccc', 'line-width': ['interpolate', ['linear'], ['zoom'], 2, 0.6, 10, 2] },
+      },
+      {
+        id: 'borders', type: 'line', source: 'borders',
+        paint: { 'line-color': '#b9a99a', 'line-width': 1.2, 'line-dasharray': [3, 2] },
+      },
+      {
+        id: 'clusters', type: 'circle', source: 'guides', 'source-layer': 'clusters',
+        paint: {
+          'circle-color': ACCENT,
+          'circle-radius': ['interpolate', ['linear'], ['get', 'count'], 2, 15, 100, 22, 1000, 30],
+          'circle-stroke-color': '#fff', 'circle-stroke-width': 2, 'circle-opacity': 0.92,
+        },
+      },
+      {
+        id: 'cluster-photos', type: 'symbol', source: 'guides', 'source-layer': 'clusters',
+        filter: hasPhoto,
+        layout: {
+          'icon-image': ['concat', 'th:', ['get', 'thumbhash']],
+          'icon-size': ['interpolate', ['linear'], ['get', 'count'], 2, 22 / 48, 100, 36 / 48, 1000, 52 / 48],
+          'icon-allow-overlap': true, 'icon-ignore-placement': true,
+        },
+      },
+      {
+        id: 'cluster-counts', type: 'symbol', source: 'guides', 'source-layer': 'clusters',
+        layout: {
+          'text-field': ['to-string', ['get', 'count']],
+          'text-font': ['sans-serif'], 'text-size': 12,
+          'text-allow-overlap': true, 'text-ignore-placement': true,
+        },
+        paint: { 'text-color': '#fff', 'text-halo-color': 'rgba(60, 20, 10, .75)', 'text-halo-width': 1.6 },
+      },
+      {
+        id: 'guides', type: 'circle', source: 'guides', 'source-layer': 'guides',
+        paint: {
+          'circle-color': GUIDE, 'circle-radius': 7,
+          'circle-stroke-color': '#fff', 'circle-stroke-width': 2,
+        },
+      },
+      {
+        id: 'guide-photos', type: 'symbol', source: 'guides', 'source-layer': 'guides',
+        filter: hasPhoto,
+        layout: {
+          'icon-image': ['concat', 'th:', ['get', 'thumbhash']], 'icon-size': 30 / 48,
+          'icon-allow-overlap': true, 'icon-ignore-placement': true,
+        },
+      },
+      {
+        id: 'guide-titles', type: 'symbol', source: 'guides', 'source-layer': 'guides', minzoom: 12,
+        layout: {
+          'text-field': ['get', 'title'], 'text-font': ['sans-serif'], 'text-size': 12,
+          'text-anchor': 'top', 'text-offset': [0, 1.3], 'text-max-width': 10, 'text-optional': true,
+        },
+        paint: { 'text-color': '#22303a', 'text-halo-color': '#fff', 'text-halo-width': 1.5 },
+      },
+    ],
+  };
+}
+
+// Marker images are drawn from ThumbHashes on demand, when a tile first
+// names one.
+function drawMarkers(map) {
+  map.on('styleimagemissing', (e) => {
+    if (!e.id.startsWith('th:') || map.hasImage(e.id)) return;
+    try {
+      const { image, pixelRatio } = markerImage(e.id.slice(3), 48, Math.max(2, devicePixelRatio));
+      map.addImage(e.id, image, { pixelRatio });
+    } catch {
+      // A hash that does not decode: the circle under it still marks the spot.
+    }
+  });
+}
+
+function interact(map) {
+  for (const layer of ['clusters', 'cluster-photos', 'guides', 'guide-photos']) {
+    map.on('mouseenter', layer, () => { map.getCanvas().style.cursor = 'pointer'; });
+    map.on('mouseleave', layer, () => { map.getCanvas().style.cursor = ''; });
+  }
+  map.on('click', (e) => {
+    const [hit] = map.queryRenderedFeatures(e.point, { layers: ['guide-photos', 'guides', 'cluster-photos', 'clusters'] });
+    if (!hit) return;
+    if (hit.sourceLayer === 'clusters') {
+      // expansion_zoom is where this cluster splits: zooming there opens it.
+      const zoom = Number(hit.properties.expansion_zoom) || map.getZoom() + 2;
+      map.easeTo({ center: hit.geometry.coordinates, zoom });
+    } else {
+      showGuide(hit.properties.id);
+    }
+  });
+}
+
+let shown = null;
+
+async function showGuide(id) {
+  shown = id;
+  const g = await api.getGuide(id);
+  if (shown !== id) return; // another click won
+  renderGuide(g);
+}
+
+function renderGuide(g) {
+  $('guide').hidden = false;
+  $('guide').dataset.guideId = g.id;
+  $('guide-title').textContent = g.title;
+  const likes = g.like_count === 1 ? '1 like' : `${g.like_count} likes`;
+  $('guide-meta').textContent = `by ${g.author.display_name} · ${likes}`;
+  $('guide-tags').replaceChildren(...g.tags.map((t) => {
+    const s = document.createElement('span');
+    s.textContent = t;
+    return s;
+  }));
+  $('guide-body').textContent = g.body;
+  $('guide-photos').replaceChildren(...g.media.map((m, _, all) => photo(m, all.length === 1)));
+}
+
+// photo shows the ThumbHash at once and the thumbnail over it once loaded.
+function photo(m, only) {
+  const div = document.createElement('div');
+  div.className = only ? 'photo only' : 'photo';
+  if (m.status !== 'ready' || !m.urls.thumbnail) {
+    div.classList.add('pending');
+    div.textContent = m.status === 'failed' ? 'photo failed' : 'processing…';
+    return div;
+  }
+  div.style.aspectRatio = `${m.width} / ${m.height}`;
+  if (m.thumbhash) div.style.backgroundImage = `url("${placeholderURL(m.thumbhash)}")`;
+  const img = new Image();
+  img.alt = '';
+  img.decoding = 'async';
+  img.addEventListener('load', () => img.classList.add('loaded'), { once: true });
+  img.src = m.urls.thumbnail;
+  div.append(img);
+  return div;
+}
+
+function filterByTag(map) {
+  let timer;
+  $('tag').addEventListener('input', (e) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      map.getSource('guides').setTiles([tileURL(e.target.value.trim().toLowerCase())]);
+    }, 300);
+  });
+}
+
+function setStatus(text, error = false) {
+  $('pin-status').textContent = text;
+  $('pin-status').classList.toggle('error', error);
+}
+
+function pinForm(map) {
+  const form = $('pin');
+  form.addEventListener('focusin', () => { $('crosshair').hidden = false; });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const file = $('pin-file').files[0];
+    if (!file) return;
+    $('pin-submit').disabled = true;
+    delete form.dataset.guideId;
+    try {
+      setStatus('Uploading the photo…');
+      const media = await api.uploadPhoto(file);
+      setStatus('Processing the photo…');
+      await api.waitReady(media.id);
+      const at = map.getCenter();
+      setStatus('Pinning…');
+      const tags = $('pin-tags').value.split(',').map((t) => t.trim()).filter(Boolean);
+      const g = await api.createGuide({
+        title: $('pin-title').value.trim(), lat: at.lat, lng: at.lng, media_ids: [media.id], tags,
+      });
+      renderGuide(g);
+      map.easeTo({ center: [g.lng, g.lat], zoom: Math.max(map.getZoom(), PIN_ZOOM) });
+      // The server's tiles change with the write; fetch them again.
+      const source = map.getSource('guides');
+      source.setTiles(source.tiles.slice());
+      form.dataset.guideId = g.id;
+      setStatus('Pinned.');
+      form.reset();
+    } catch (err) {
+      setStatus(err.message, true);
+    } finally {
+      $('pin-submit').disabled = false;
+    }
+  });
+}
+
+async function main() {
+  const base = await basemap();
+  const map = new maplibregl.Map({
+    container: 'map',
+    style: style(base),
+    ...KOREA,
+    hash: true,
+    maxZoom: 20,
+    attributionControl: { compact: false, customAttribution: 'guides © their authors' },
+  });
+  // Tile requests run in MapLibre's worker, out of the page's console:
+  // say there what failed.
+  map.on('error', (e) => console.error(`map: ${e.error?.message || e.error || 'error'}`));
+  map.addControl(new maplibregl.NavigationControl({ showCompass: false }), 'top-right');
+  map.addControl(new maplibregl.ScaleControl(), 'bottom-right');
+  drawMarkers(map);
+  interact(map);
+  filterByTag(map);
+  pinForm(map);
+  $('guide-close').addEventListener('click', () => { $('guide').hidden = true; shown = null; });
+  return map;
+}
+
+// For the browser console and the page's tests.
+window.guidepost = { ready: main().then((map) => (window.guidepost.map = map)) };
