@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed chaos scaleout
+.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed chaos scaleout map-screenshot vendor-map
 
 stack:
 	@bash scripts/stack.sh
@@ -37,6 +37,15 @@ test: stack lint-openapi
 # CLI into the tool cache on first use; needs node and npm).
 lint-openapi:
 	@bash scripts/lint-openapi.sh
+
+# The map page's browser test, keeping its screenshot as docs/map.png.
+map-screenshot: stack
+	GUIDEPOST_MAP_SCREENSHOT=docs/map.png $(GO) test -count=1 -run TestMapPage ./e2e
+
+# Fetch the map page's third-party files again from npm at their pinned
+# versions (scripts/vendor-map.sh --check only compares).
+vendor-map:
+	bash scripts/vendor-map.sh
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -23,6 +23,9 @@ import (
 const screenshotEnv = "GUIDEPOST_MAP_SCREENSHOT"
 
 func TestMapPage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a browser, the demo data and a photo render take ~20 s")
+	}
 	b := newBrowser(t, 1280, 800)
 	p := startMapStack(t)
 

@@ -33,8 +33,12 @@ async function basemap() {
   };
 }
 
+// A guide's marker shows its cover photo's ThumbHash; a cluster's shows
+// that of its most-liked guide.
+const hasPhoto = (prop) => ['all', ['has', prop], ['!=', ['get', prop], '']];
+const photoIcon = (prop) => ['concat', 'th:', ['get', prop]];
+
 function style(base) {
-  const hasPhoto = ['all', ['has', 'thumbhash'], ['!=', ['get', 'thumbhash'], '']];
   const naturalEarth = '<a href="https://www.naturalearthdata.com/">Natural Earth</a>';
   return {
     version: 8,
@@ -65,9 +69,9 @@ function style(base) {
       },
       {
         id: 'cluster-photos', type: 'symbol', source: 'guides', 'source-layer': 'clusters',
-        filter: hasPhoto,
+        filter: hasPhoto('top_thumbhash'),
         layout: {
-          'icon-image': ['concat', 'th:', ['get', 'thumbhash']],
+          'icon-image': photoIcon('top_thumbhash'),
           'icon-size': ['interpolate', ['linear'], ['get', 'count'], 2, 22 / 48, 100, 36 / 48, 1000, 52 / 48],
           'icon-allow-overlap': true, 'icon-ignore-placement': true,
         },
@@ -90,9 +94,9 @@ function style(base) {
       },
       {
         id: 'guide-photos', type: 'symbol', source: 'guides', 'source-layer': 'guides',
-        filter: hasPhoto,
+        filter: hasPhoto('thumbhash'),
         layout: {
-          'icon-image': ['concat', 'th:', ['get', 'thumbhash']], 'icon-size': 30 / 48,
+          'icon-image': photoIcon('thumbhash'), 'icon-size': 30 / 48,
           'icon-allow-overlap': true, 'icon-ignore-placement': true,
         },
       },
