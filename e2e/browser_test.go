@@ -53,7 +53,10 @@ func newBrowser(t *testing.T, width, height int64) *browser {
 	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(alloc)
 	b := &browser{t: t, ctx: ctx}
-	messages := chromedp.Console(ctx) // starts the browser; subscribed before any page runs
+	// Subscribed before any page runs (the first subscription starts the
+	// browser). A dedicated worker's console is not the page's: MapLibre's
+	// tile failures reach it as map errors, which the page logs.
+	messages := chromedp.Console(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

@@ -4,7 +4,10 @@ package e2e
 // Chromium with software WebGL, and what a person would do on the page.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -28,26 +31,36 @@ func TestMapPage(t *testing.T) {
 	}
 	b := newBrowser(t, 1280, 800)
 	p := startMapStack(t)
+	likePhotoGuides(t, p.URL)
 
 	b.do("load /map", chromedp.Navigate(p.URL+"/map#6.4/36.2/127.6"))
 	waitMapIdle(b, "the map over Korea", 60*time.Second)
-	tiles := eval[int](b, `performance.getEntriesByType('resource')
-		.filter((e) => e.name.includes('/v1/tiles/') && e.responseStatus === 200).length`)
-	if tiles == 0 {
-		t.Fatal("the page fetched no tile with features")
-	}
-	drawn := eval[int](b, `guidepost.map.queryRenderedFeatures({layers: ['clusters', 'guides']}).length`)
-	if drawn == 0 {
-		t.Fatalf("%d tiles with features, none drawn", tiles)
+	// MapLibre fetches tiles in a worker, out of the page's sight: the
+	// server's access log says what they were answered, the page what it
+	// decoded and drew.
+	tiles := answered(p, "/v1/tiles/")
+	loaded := eval[int](b, `guidepost.map.querySourceFeatures('guides', {sourceLayer: 'clusters'}).length`)
+	drawn := eval[map[string]int](b, `Object.fromEntries(['clusters', 'cluster-photos', 'guides'].map((l) =>
+		[l, guidepost.map.queryRenderedFeatures({layers: [l]}).length]))`)
+	if tiles[200] == 0 || loaded == 0 || drawn["clusters"] == 0 || drawn["cluster-photos"] == 0 {
+		t.Fatalf("tiles answered %v, %d clusters loaded, drawn: %v", tiles, loaded, drawn)
 	}
 
 	clickCluster(b)
 	pinned := pinGuide(b)
 	openGuide(b, pinned)
 
+	// Korea's clusters, with the pinned guide's photo in the panel.
+	b.do("frame the screenshot", chromedp.Evaluate[chromedp.Void](`void guidepost.map.jumpTo({center: [126.75, 35.6], zoom: 6.45})`))
+	waitMapIdle(b, "the tiles over Korea", 30*time.Second)
 	screenshot(b)
 	if problems := b.consoleProblems(); len(problems) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(problems, "\n"))
+	}
+	for status, n := range answered(p, "/") {
+		if status >= 400 {
+			t.Errorf("%d requests answered %d", n, status)
+		}
 	}
 }
 
@@ -68,6 +81,77 @@ func startMapStack(t *testing.T) *testkit.Process {
 		t.Fatalf("seed --demo: %v\n%s", err, out)
 	}
 	return testkit.Start(t, env, freeAddr(t), "dev")
+}
+
+// answered counts the requests under path the process has logged, by status.
+func answered(p *testkit.Process, path string) map[int]int {
+	counts := map[int]int{}
+	for line := range strings.Lines(p.Output()) {
+		var l struct {
+			Msg    string `json:"msg"`
+			Path   string `json:"path"`
+			Status int    `json:"status"`
+		}
+		if json.Unmarshal([]byte(line), &l) == nil && l.Msg == "request" && strings.HasPrefix(l.Path, path) {
+			counts[l.Status]++
+		}
+	}
+	return counts
+}
+
+// demoPhotos is how many demo guides seed --demo gives a photo.
+const demoPhotos = 12
+
+// likePhotoGuides waits for the worker to render the demo photos, then
+// likes each guide showing one: a cluster's marker is its most-liked
+// guide's photo. It returns once the tile over Seoul carries one.
+func likePhotoGuides(t *testing.T, base string) {
+	a := newGuideAPI(t, base)
+	photos := map[string]string{} // guide id → its photo's ThumbHash
+	for deadline := time.Now().Add(60 * time.Second); len(photos) < demoPhotos; time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("60 s after start, %d of the %d demo photos are rendered", len(photos), demoPhotos)
+		}
+		var page struct {
+			Items []struct {
+				ID        string  `json:"id"`
+				ThumbHash *string `json:"thumbhash"`
+			} `json:"items"`
+		}
+		a.call("GET", "/v1/guides?bbox=124,33,131,39&limit=500", "", nil, &page)
+		for _, g := range page.Items {
+			if g.ThumbHash != nil {
+				photos[g.ID] = *g.ThumbHash
+			}
+		}
+	}
+	_, token := a.guest()
+	for id := range photos {
+		if code, raw := a.call("PUT", "/v1/guides/"+id+"/like", token, nil, nil); code != 200 {
+			t.Fatalf("like %s: %d %s", id, code, raw)
+		}
+	}
+	x, y := tileOf(37.5665, 126.978, 6)
+	tile := fmt.Sprintf("/v1/tiles/6/%d/%d.mvt", x, y)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		// A tile keeps its strings as they are: no need to decode it.
+		_, raw := a.call("GET", tile, "", nil, nil)
+		for _, h := range photos {
+			if bytes.Contains(raw, []byte(h)) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("10 s after the likes, tile %s shows no liked guide's photo", tile)
+		}
+	}
+}
+
+// tileOf is the Web Mercator tile holding a point at zoom z.
+func tileOf(lat, lng float64, z int) (x, y int) {
+	n := math.Exp2(float64(z))
+	r := lat * math.Pi / 180
+	return int((lng + 180) / 360 * n), int((1 - math.Log(math.Tan(r)+1/math.Cos(r))/math.Pi) / 2 * n)
 }
 
 // waitMapIdle waits until the map has loaded its style and every tile in
@@ -114,10 +198,14 @@ func pinGuide(b *browser) string {
 	b.t.Helper()
 	photo := filepath.Join(testkit.RepoRoot(b.t), "testdata", "photos", "photo.jpg")
 	b.do("fill in the pin form",
-		chromedp.Evaluate[chromedp.Void](`guidepost.map.jumpTo({center: [126.9895, 37.5512], zoom: 13})`),
+		// Seoul Forest: over a kilometre from any demo guide, so the new
+		// guide gets a marker of its own.
+		chromedp.Evaluate[chromedp.Void](`void guidepost.map.jumpTo({center: [127.0374, 37.5444], zoom: 13})`),
+		chromedp.Click("#pin-box summary"),
+		chromedp.WaitVisible("#crosshair"),
 		chromedp.SetUploadFiles("#pin-file", []string{photo}),
-		chromedp.SendKeys("#pin-title", "Namsan lookout"),
-		chromedp.SendKeys("#pin-tags", "view, maptest"),
+		chromedp.SendKeys("#pin-title", "Seoul Forest picnic lawn"),
+		chromedp.SendKeys("#pin-tags", "park, picnic"),
 		chromedp.Click("#pin-submit"),
 	)
 	id := pollPage[string](b, "the photo to turn ready and the guide to be pinned", 90*time.Second, `(() => {
@@ -128,10 +216,11 @@ func pinGuide(b *browser) string {
 	if strings.HasPrefix(id, "error: ") {
 		b.t.Fatalf("pinning failed on the page: %s", id)
 	}
+	// Its marker is its photo's ThumbHash, over the plain circle.
 	pollPage[bool](b, "the pinned guide drawn from the tiles", 20*time.Second, fmt.Sprintf(`(() => {
 		const m = guidepost.map;
-		return m.areTilesLoaded() && !m.isMoving() &&
-			m.queryRenderedFeatures({layers: ['guides']}).some((f) => f.properties.id === %q);
+		const drawn = (layer) => m.queryRenderedFeatures({layers: [layer]}).some((f) => f.properties.id === %q);
+		return m.areTilesLoaded() && !m.isMoving() && drawn('guides') && drawn('guide-photos');
 	})()`, id))
 	return id
 }

@@ -9,8 +9,8 @@ import { markerImage, placeholderURL } from '/map/thumbs.js';
 
 const ACCENT = '#e4572e';
 const GUIDE = '#2e86ab';
-// A pinned guide is shown at least this close, where tiles carry guides
-// one by one rather than clusters.
+// A pinned guide is shown at least this close, where a cluster cell is
+// about 250 m wide: the guide has its own marker unless others are that near.
 const PIN_ZOOM = 15;
 const KOREA = { center: [127.8, 36.1], zoom: 6.2 };
 
@@ -72,7 +72,8 @@ function style(base) {
         filter: hasPhoto('top_thumbhash'),
         layout: {
           'icon-image': photoIcon('top_thumbhash'),
-          'icon-size': ['interpolate', ['linear'], ['get', 'count'], 2, 22 / 48, 100, 36 / 48, 1000, 52 / 48],
+          // As wide as the circle under it (radius 15 to 30).
+          'icon-size': ['interpolate', ['linear'], ['get', 'count'], 2, 30 / 48, 100, 44 / 48, 1000, 60 / 48],
           'icon-allow-overlap': true, 'icon-ignore-placement': true,
         },
       },
@@ -80,10 +81,15 @@ function style(base) {
         id: 'cluster-counts', type: 'symbol', source: 'guides', 'source-layer': 'clusters',
         layout: {
           'text-field': ['to-string', ['get', 'count']],
-          'text-font': ['sans-serif'], 'text-size': 12,
+          // No glyph server: MapLibre draws the text with the browser's
+          // fonts, falling back from this name to sans-serif, in bold.
+          'text-font': ['Noto Sans Bold'], 'text-size': 13,
           'text-allow-overlap': true, 'text-ignore-placement': true,
         },
-        paint: { 'text-color': '#fff', 'text-halo-color': 'rgba(60, 20, 10, .75)', 'text-halo-width': 1.6 },
+        paint: {
+          'text-color': '#fff', 'text-halo-color': 'rgba(40, 20, 10, .7)',
+          'text-halo-width': ['case', hasPhoto('top_thumbhash'), 1.4, 0],
+        },
       },
       {
         id: 'guides', type: 'circle', source: 'guides', 'source-layer': 'guides',
@@ -103,7 +109,7 @@ function style(base) {
       {
         id: 'guide-titles', type: 'symbol', source: 'guides', 'source-layer': 'guides', minzoom: 12,
         layout: {
-          'text-field': ['get', 'title'], 'text-font': ['sans-serif'], 'text-size': 12,
+          'text-field': ['get', 'title'], 'text-font': ['Noto Sans Regular'], 'text-size': 12,
           'text-anchor': 'top', 'text-offset': [0, 1.3], 'text-max-width': 10, 'text-optional': true,
         },
         paint: { 'text-color': '#22303a', 'text-halo-color': '#fff', 'text-halo-width': 1.5 },
@@ -115,11 +121,11 @@ function style(base) {
 // Marker images are drawn from ThumbHashes on demand, when a tile first
 // names one.
 function drawMarkers(map) {
-  map.on('styleimagemissing', (e) => {
-    if (!e.id.startsWith('th:') || map.hasImage(e.id)) return;
+  map.setMissingStyleImageResolver((id) => {
+    if (!id.startsWith('th:') || map.hasImage(id)) return;
     try {
-      const { image, pixelRatio } = markerImage(e.id.slice(3), 48, Math.max(2, devicePixelRatio));
-      map.addImage(e.id, image, { pixelRatio });
+      const { image, pixelRatio } = markerImage(id.slice(3), 48, Math.max(2, devicePixelRatio));
+      map.addImage(id, image, { pixelRatio });
     } catch {
       // A hash that does not decode: the circle under it still marks the spot.
     }
@@ -203,9 +209,15 @@ function setStatus(text, error = false) {
   $('pin-status').classList.toggle('error', error);
 }
 
+function reloadTiles(map) {
+  const source = map.getSource('guides');
+  source.setTiles(source.tiles.slice());
+}
+
 function pinForm(map) {
   const form = $('pin');
-  form.addEventListener('focusin', () => { $('crosshair').hidden = false; });
+  // The crosshair marks where the guide will go while the form is open.
+  $('pin-box').addEventListener('toggle', (e) => { $('crosshair').hidden = !e.target.open; });
   form.addEventListener('submit', async (e) => {
     e.preventDefault();
     const file = $('pin-file').files[0];
@@ -223,14 +235,16 @@ function pinForm(map) {
       const g = await api.createGuide({
         title: $('pin-title').value.trim(), lat: at.lat, lng: at.lng, media_ids: [media.id], tags,
       });
-      renderGuide(g);
-      map.easeTo({ center: [g.lng, g.lat], zoom: Math.max(map.getZoom(), PIN_ZOOM) });
-      // The server's tiles change with the write; fetch them again.
-      const source = map.getSource('guides');
-      source.setTiles(source.tiles.slice());
       form.dataset.guideId = g.id;
-      setStatus('Pinned.');
       form.reset();
+      $('pin-box').open = false;
+      renderGuide(g);
+      setStatus(`Pinned “${g.title}”.`);
+      map.easeTo({ center: [g.lng, g.lat], zoom: Math.max(map.getZoom(), PIN_ZOOM) });
+      // Each write changes the version of the tiles it touches, which every
+      // API process sees within a second: fetch them now, and again after.
+      reloadTiles(map);
+      setTimeout(() => reloadTiles(map), 1200);
     } catch (err) {
       setStatus(err.message, true);
     } finally {
