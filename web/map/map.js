@@ -261,6 +261,9 @@ async function main() {
     ...KOREA,
     hash: true,
     maxZoom: 20,
+    // Labels and photos appear at once when tiles are fetched again after
+    // a pin or a tag, rather than fading in and out.
+    fadeDuration: 0,
     attributionControl: { compact: false, customAttribution: 'guides © their authors' },
   });
   // Tile requests run in MapLibre's worker, out of the page's console:
