@@ -135,6 +135,9 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"GET /readyz", get("/readyz"), public},
 		{"GET /metrics", get("/metrics"), public},
 		{"GET /openapi.yaml", get("/openapi.yaml"), public},
+		{"GET /map", get("/map"), public},
+		{"GET /map/:file", get("/map/map.js"), public},
+		{"GET /map/vendor/:file", get("/map/vendor/maplibre-gl.css"), public},
 		{"POST /v1/auth/signup", jsonCall("POST", fixed("/v1/auth/signup"), func() string {
 			return fmt.Sprintf(`{"email":"u%d@example.com","password":"correct horse","display_name":"u"}`, unique())
 		}), row(created, created, created)},

@@ -54,8 +54,11 @@ func MapAsset(name string) (Asset, bool) {
 
 func load() {
 	assets = map[string]Asset{}
-	root, _ := fs.Sub(files, "map")
-	fs.WalkDir(root, ".", func(name string, d fs.DirEntry, err error) error {
+	root, err := fs.Sub(files, "map")
+	if err != nil {
+		panic(err) // the embedded tree is fixed at build time
+	}
+	err = fs.WalkDir(root, ".", func(name string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -71,4 +74,7 @@ func load() {
 		assets[name] = Asset{Name: name, Body: body, Type: typ, ETag: `"` + hex.EncodeToString(sum[:16]) + `"`}
 		return nil
 	})
+	if err != nil {
+		panic(err)
+	}
 }

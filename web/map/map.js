@@ -154,9 +154,15 @@ let shown = null;
 
 async function showGuide(id) {
   shown = id;
-  const g = await api.getGuide(id);
-  if (shown !== id) return; // another click won
-  renderGuide(g);
+  try {
+    const g = await api.getGuide(id);
+    if (shown === id) renderGuide(g); // else another click won
+  } catch (err) {
+    if (shown !== id) return;
+    // Deleted since the tile was drawn, or the server is unavailable.
+    renderGuide({ id, title: err.message, author: { display_name: '' }, like_count: 0, tags: [], body: '', media: [] });
+    $('guide-meta').textContent = '';
+  }
 }
 
 function renderGuide(g) {
@@ -222,6 +228,7 @@ function pinForm(map) {
     e.preventDefault();
     const file = $('pin-file').files[0];
     if (!file) return;
+    const at = map.getCenter(); // where the crosshair was when asked
     $('pin-submit').disabled = true;
     delete form.dataset.guideId;
     try {
@@ -229,7 +236,6 @@ function pinForm(map) {
       const media = await api.uploadPhoto(file);
       setStatus('Processing the photo…');
       await api.waitReady(media.id);
-      const at = map.getCenter();
       setStatus('Pinning…');
       const tags = $('pin-tags').value.split(',').map((t) => t.trim()).filter(Boolean);
       const g = await api.createGuide({
