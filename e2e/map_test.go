@@ -127,9 +127,9 @@ const demoPhotos = 12
 func likePhotoGuides(t *testing.T, base string) {
 	a := newGuideAPI(t, base)
 	photos := map[string]string{} // guide id → its photo's ThumbHash
-	for deadline := time.Now().Add(60 * time.Second); len(photos) < demoPhotos; time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); len(photos) < demoPhotos; time.Sleep(200 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("60 s after start, %d of the %d demo photos are rendered", len(photos), demoPhotos)
+			t.Fatalf("2 minutes after start, %d of the %d demo photos are rendered", len(photos), demoPhotos)
 		}
 		var page struct {
 			Items []struct {
