@@ -22,14 +22,53 @@ const (
 	EUNAVAILABLE   = "unavailable"    // a dependency is down; retry later
 	ERATELIMITED   = "rate_limited"   // too many requests from this address or account; retry after the time given
 	EQUOTA         = "quota_exceeded" // the account's allowance (photos, bytes stored) is used up
+	ETOKENEXPIRED  = "token_expired"  // a genuine access token past its expiry: refresh it, the session may live on
 	EINTERNAL      = "internal"       // a bug or an unexpected failure; never shown
 )
 
-// FieldError names one bad field, so a client can point at it.
+// Field codes say what is wrong with a field, for a program to act on; the
+// message beside one says it in words. A code's meaning never changes, and
+// one mistake has one code and one wording wherever the field travels
+// (query string, JSON body, multipart form, header).
+const (
+	FREQUIRED         = "required"           // missing or empty
+	FTOOLONG          = "too_long"           // text longer than allowed
+	FTOOSHORT         = "too_short"          // text shorter than allowed
+	FTOOMANY          = "too_many"           // a list with more items than allowed
+	FTOOLARGE         = "too_large"          // a file or byte count over the limit
+	FOUTOFRANGE       = "out_of_range"       // a number outside its bounds
+	FINVALIDFORMAT    = "invalid_format"     // not of the expected type or shape
+	FINVALIDCHARS     = "invalid_characters" // control or bidirectional characters, or not UTF-8
+	FDUPLICATE        = "duplicate"          // given more than once
+	FUNKNOWNPARAMETER = "unknown_parameter"  // a query parameter the route does not know
+	FUNKNOWNFIELD     = "unknown_field"      // a body member the route does not know
+	FCONFLICT         = "conflicting"        // cannot be sent together with another field
+	FNOTYOURS         = "not_yours"          // names no photo (or other thing) of the caller's
+	FNOTREADY         = "not_ready"          // a photo still being processed
+	FFAILED           = "failed"             // a photo that failed processing
+	FNOLOCATION       = "no_location"        // a photo without GPS in its metadata
+	FINCORRECT        = "incorrect"          // a password that does not match
+	FTAKEN            = "taken"              // already used by another account
+	FEXPIRED          = "expired"            // a cursor past its lifetime
+	FMISMATCH         = "mismatch"           // does not match what the request or the file says elsewhere
+	FINUSE            = "in_use"             // an idempotency key held by a request in progress
+	FUNSUPPORTED      = "unsupported"        // a type of file or body the server does not accept
+	FINCOMPLETE       = "incomplete"         // parts of an upload are missing
+	FLIMITREACHED     = "limit_reached"      // an allowance this request would pass
+)
+
+// FieldError names one bad field, so a client can point at it. Field is
+// the field's or parameter's name (tags[2] for an item of a list), or ""
+// (the JSON pointer to the whole document) when the body as a whole is at
+// fault, so it cannot be mistaken for a member named "body".
 type FieldError struct {
 	Field   string `json:"field"`
+	Code    string `json:"code"`
 	Message string `json:"message"`
 }
+
+// Field builds a FieldError.
+func Field(field, code, message string) FieldError { return FieldError{field, code, message} }
 
 // Error is an application error: a code, a message safe to show a user, the
 // fields at fault, and the cause (kept for logs, never shown).
@@ -64,7 +103,7 @@ func Wrap(code string, cause error, message string) *Error {
 func Invalid(fields ...FieldError) *Error {
 	msg := "the request has invalid fields"
 	if len(fields) == 1 {
-		msg = fields[0].Field + ": " + fields[0].Message
+		msg = fields[0].Sentence()
 	}
 	return &Error{Code: EINVALID, Message: msg, Fields: fields}
 }
@@ -111,12 +150,20 @@ func ErrorFields(err error) []FieldError {
 	return nil
 }
 
+// Sentence is the error in words, naming the field.
+func (f FieldError) Sentence() string {
+	if f.Field == "" {
+		return "the request body " + f.Message
+	}
+	return f.Field + ": " + f.Message
+}
+
 // Fields collects validation problems so a validator can report all of them
 // at once instead of stopping at the first.
 type Fields []FieldError
 
 // Add records a problem with field.
-func (f *Fields) Add(field, message string) { *f = append(*f, FieldError{field, message}) }
+func (f *Fields) Add(field, code, message string) { *f = append(*f, FieldError{field, code, message}) }
 
 // Err returns nil when nothing was added, else an EINVALID error.
 func (f Fields) Err() error {
@@ -124,4 +171,40 @@ func (f Fields) Err() error {
 		return nil
 	}
 	return Invalid(f...)
+}
+
+// JoinFields reports the field problems of several checks in one error,
+// so a client hears of every bad field at once. It returns nil when every
+// err is nil, and the first error naming no field (an outage, a refusal of
+// the whole request) as it is. The joined error is EINVALID when any part
+// is, else the first part's code (all of a request's problems answer with
+// one status: a bad value is fixed first).
+func JoinFields(errs ...error) error {
+	var joined *Error
+	var first error
+	n := 0
+	for _, err := range errs {
+		if err == nil {
+			continue
+		}
+		if n++; n == 1 {
+			first = err
+		}
+		var e *Error
+		if !errors.As(err, &e) || len(e.Fields) == 0 {
+			return err
+		}
+		if joined == nil {
+			joined = &Error{Code: e.Code, Limit: e.Limit, Err: e.Err}
+		}
+		if e.Code == EINVALID {
+			joined.Code = EINVALID
+		}
+		joined.Fields = append(joined.Fields, e.Fields...)
+	}
+	if n <= 1 {
+		return first // as it was said
+	}
+	joined.Message = Invalid(joined.Fields...).Message
+	return joined
 }

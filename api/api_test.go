@@ -99,7 +99,11 @@ func problem(t *testing.T, r reply, status int, fields ...string) {
 	named := map[string]bool{}
 	errs, _ := r.body["errors"].([]any)
 	for _, e := range errs {
-		named[e.(map[string]any)["field"].(string)] = true
+		fe := e.(map[string]any)
+		named[fe["field"].(string)] = true
+		if code, _ := fe["code"].(string); !documentedFieldCodes(t)[code] {
+			t.Fatalf("field error with code %q, not one api/openapi.yaml lists: %v", code, r.body)
+		}
 	}
 	for _, f := range fields {
 		if !named[f] {
@@ -179,8 +183,9 @@ func TestValidationErrorsNameFields(t *testing.T) {
 		"email", "password", "display_name")
 	problem(t, h.do("POST", "/v1/auth/signup", "", `{"email":"a@b.co","password":"12345678","display_name":"A","admin":true}`), 400, "admin")
 	problem(t, h.do("POST", "/v1/auth/signup", "", `{"email":7}`), 400, "email")
-	problem(t, h.do("POST", "/v1/auth/signup", "", `{"email":`), 400, "body")
-	problem(t, h.do("POST", "/v1/auth/signup", "", ``), 400, "body")
+	// The body as a whole is "" (its JSON pointer), never a member's name.
+	problem(t, h.do("POST", "/v1/auth/signup", "", `{"email":`), 400, "")
+	problem(t, h.do("POST", "/v1/auth/signup", "", ``), 400, "")
 	huge := `{"email":"a@b.co","display_name":"` + strings.Repeat("x", 2<<20) + `"}`
 	problem(t, h.do("POST", "/v1/auth/signup", "", huge), 400, "display_name")
 }

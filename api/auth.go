@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -33,11 +32,11 @@ type userJSON struct {
 	Email       *string   `json:"email"`
 	DisplayName string    `json:"display_name"`
 	Guest       bool      `json:"guest"`
-	CreatedAt   time.Time `json:"created_at"`
+	CreatedAt   timestamp `json:"created_at"`
 }
 
 func toUserJSON(u auth.User) userJSON {
-	j := userJSON{ID: u.ID, DisplayName: u.DisplayName, Guest: u.Guest, CreatedAt: u.CreatedAt}
+	j := userJSON{ID: u.ID, DisplayName: u.DisplayName, Guest: u.Guest, CreatedAt: timestamp(u.CreatedAt)}
 	if u.Email != "" {
 		j.Email = &u.Email
 	}

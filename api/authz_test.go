@@ -138,6 +138,8 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"GET /map", get("/map"), public},
 		{"GET /map/:file", get("/map/map.js"), public},
 		{"GET /map/vendor/:file", get("/map/vendor/maplibre-gl.css"), public},
+		{"GET /problems", get("/problems"), public},
+		{"GET /problems/:type", get("/problems/invalid"), public},
 		{"POST /v1/auth/signup", jsonCall("POST", fixed("/v1/auth/signup"), func() string {
 			return fmt.Sprintf(`{"email":"u%d@example.com","password":"correct horse","display_name":"u"}`, unique())
 		}), row(created, created, created)},
@@ -242,8 +244,14 @@ func TestAuthorisationMatrix(t *testing.T) {
 			if status != r.want[i] {
 				t.Errorf("%s as %s: %d, want %d: %s", r.route, callers[i], status, r.want[i], raw)
 			}
-			if status == unauth && v1.MatchString(path) && !strings.Contains(raw, "/problems/unauthorized") {
-				t.Errorf("%s as %s: a 401 that is not a problem: %s", r.route, callers[i], raw)
+			// An expired token has its own type, so an app knows to
+			// refresh; a forged one must never be mistaken for it.
+			wantType := `"type":"/problems/unauthorized"`
+			if callers[i] == "expired token" {
+				wantType = `"type":"/problems/token_expired"`
+			}
+			if status == unauth && v1.MatchString(path) && !strings.Contains(raw, wantType) {
+				t.Errorf("%s as %s: a 401 that is not a %s problem: %s", r.route, callers[i], wantType, raw)
 			}
 		}
 	}

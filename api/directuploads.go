@@ -3,7 +3,6 @@ package api
 import (
 	"context"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -62,16 +61,16 @@ type uploadJSON struct {
 	PartSize     int64      `json:"part_size"`
 	Parts        []partJSON `json:"parts"`    // still to send, with URLs
 	Received     []partJSON `json:"received"` // held by the store
-	URLsExpireAt *time.Time `json:"urls_expire_at"`
-	ExpiresAt    time.Time  `json:"expires_at"`
-	CreatedAt    time.Time  `json:"created_at"`
+	URLsExpireAt *timestamp `json:"urls_expire_at"`
+	ExpiresAt    timestamp  `json:"expires_at"`
+	CreatedAt    timestamp  `json:"created_at"`
 	Media        *mediaJSON `json:"media"`
 }
 
 func toUploadJSON(t media.UploadTicket) uploadJSON {
 	j := uploadJSON{
 		ID: t.ID, State: string(t.State), Bytes: t.Bytes, SHA256: t.SHA256, ContentType: t.Type,
-		PartSize: t.PartSize, Parts: []partJSON{}, Received: []partJSON{}, ExpiresAt: t.Expires, CreatedAt: t.Created,
+		PartSize: t.PartSize, Parts: []partJSON{}, Received: []partJSON{}, ExpiresAt: timestamp(t.Expires), CreatedAt: timestamp(t.Created),
 	}
 	for _, p := range t.Send {
 		j.Parts = append(j.Parts, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL})
@@ -80,7 +79,7 @@ func toUploadJSON(t media.UploadTicket) uploadJSON {
 		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, ETag: p.ETag})
 	}
 	if len(t.Send)+len(t.Held) > 0 {
-		j.URLsExpireAt = &t.URLsUntil
+		j.URLsExpireAt = stampOrNil(t.URLsUntil)
 	}
 	if t.Photo != nil {
 		m := toMediaJSON(*t.Photo)

@@ -14,7 +14,8 @@ import (
 )
 
 // Every body a client can send is either decoded or refused as a client
-// error naming a field; none panics or becomes an internal error.
+// error naming a field with a code; none panics or becomes an internal
+// error.
 func FuzzDecodeJSON(f *testing.F) {
 	for _, seed := range []string{`{"title":"t","lat":1,"lng":2,"tags":["a"]}`, `{"title":`, `{"admin":true}`, ``, `[]`,
 		`{"lat":"x"}`, `{"title":"a"}{"title":"b"}`, `{"tags":[1]}`, `{"title":"\u0000"}`, "{\"title\":\"\xff\"}", `null`, `{"lat":1e999}`} {
@@ -24,6 +25,7 @@ func FuzzDecodeJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, body []byte) {
 		c, _ := gin.CreateTestContext(httptest.NewRecorder())
 		c.Request = httptest.NewRequest(http.MethodPost, "/v1/guides", bytes.NewReader(body))
+		c.Request.Header.Set("Content-Type", "application/json")
 		var dst struct {
 			Title    *string   `json:"title"`
 			Lat      *float64  `json:"lat"`
@@ -41,8 +43,9 @@ func FuzzDecodeJSON(f *testing.F) {
 		switch code := guidepost.ErrorCode(err); code {
 		case guidepost.EINVALID:
 			for _, fe := range guidepost.ErrorFields(err) {
-				if fe.Field == "" || fe.Message == "" {
-					t.Fatalf("%q: a field error without a name or message: %+v", body, fe)
+				// "" names the body as a whole; no member is called "body".
+				if fe.Code == "" || fe.Message == "" || fe.Field == "body" {
+					t.Fatalf("%q: a field error without a code or message, or misnamed: %+v", body, fe)
 				}
 			}
 		case guidepost.ETOOLARGE:

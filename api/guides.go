@@ -7,7 +7,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -71,8 +70,8 @@ type guideJSON struct {
 	Media     []mediaJSON     `json:"media"`
 	LikeCount int64           `json:"like_count"`
 	LikedByMe bool            `json:"liked_by_me"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
+	CreatedAt timestamp       `json:"created_at"`
+	UpdatedAt timestamp       `json:"updated_at"`
 }
 
 func toGuideJSON(g guides.Guide) guideJSON {
@@ -80,7 +79,7 @@ func toGuideJSON(g guides.Guide) guideJSON {
 		ID: g.ID, Author: guideAuthorJSON{ID: g.Author.ID, DisplayName: g.Author.DisplayName},
 		Title: g.Title, Body: g.Body, Lat: g.Lat, Lng: g.Lng, Tags: g.Tags,
 		Media: make([]mediaJSON, len(g.Media)), LikeCount: g.LikeCount, LikedByMe: g.LikedByMe,
-		CreatedAt: g.CreatedAt, UpdatedAt: g.UpdatedAt,
+		CreatedAt: timestamp(g.CreatedAt), UpdatedAt: timestamp(g.UpdatedAt),
 	}
 	if j.Tags == nil {
 		j.Tags = []string{}
@@ -203,9 +202,9 @@ func newQueryParams(c *gin.Context, known ...string) *queryParams {
 	for _, name := range names {
 		switch {
 		case !contains(known, name):
-			q.fields.Add(name, "is not a known parameter (known: "+strings.Join(known, ", ")+")")
+			q.fields.Add(name, guidepost.FUNKNOWNPARAMETER, unknownName(known))
 		case len(q.values[name]) > 1:
-			q.fields.Add(name, "must be given once")
+			q.fields.Add(name, guidepost.FDUPLICATE, "must be given once")
 		}
 	}
 	return q
@@ -228,7 +227,7 @@ func (q *queryParams) float(name string) *float64 {
 	}
 	v, err := strconv.ParseFloat(strings.TrimSpace(q.values.Get(name)), 64)
 	if err != nil {
-		q.fields.Add(name, "must be a number")
+		q.fields.Add(name, guidepost.FINVALIDFORMAT, "must be a number")
 		return nil
 	}
 	return &v
@@ -240,7 +239,7 @@ func (q *queryParams) int(name string) *int {
 	}
 	v, err := strconv.Atoi(strings.TrimSpace(q.values.Get(name)))
 	if err != nil {
-		q.fields.Add(name, "must be an integer")
+		q.fields.Add(name, guidepost.FINVALIDFORMAT, "must be an integer")
 		return nil
 	}
 	return &v

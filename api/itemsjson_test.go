@@ -24,14 +24,14 @@ type guideItemJSON struct {
 	Tags         []string  `json:"tags"`
 	ThumbnailURL *string   `json:"thumbnail_url"`
 	ThumbHash    *string   `json:"thumbhash"`
-	CreatedAt    time.Time `json:"created_at"`
+	CreatedAt    timestamp `json:"created_at"`
 }
 
 func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 	out := make([]guideItemJSON, len(items))
 	for i, it := range items {
 		out[i] = guideItemJSON{ID: it.ID, Title: it.Title, Lat: it.Lat, Lng: it.Lng, LikeCount: it.LikeCount,
-			Tags: it.Tags, ThumbnailURL: nullable(it.ThumbURL), ThumbHash: nullable(it.Cover.ThumbHash), CreatedAt: it.CreatedAt}
+			Tags: it.Tags, ThumbnailURL: nullable(it.ThumbURL), ThumbHash: nullable(it.Cover.ThumbHash), CreatedAt: timestamp(it.CreatedAt)}
 		if out[i].Tags == nil {
 			out[i].Tags = []string{}
 		}

@@ -9,7 +9,6 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
-	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -62,8 +61,8 @@ type mediaJSON struct {
 	Height      int           `json:"height"`
 	ThumbHash   *string       `json:"thumbhash"`
 	URLs        mediaURLsJSON `json:"urls"`
-	CreatedAt   time.Time     `json:"created_at"`
-	ProcessedAt *time.Time    `json:"processed_at"`
+	CreatedAt   timestamp     `json:"created_at"`
+	ProcessedAt *timestamp    `json:"processed_at"`
 	// The owner's only; absent for anyone else.
 	SHA256  *string      `json:"sha256,omitempty"`
 	Failure *string      `json:"failure,omitempty"`
@@ -73,7 +72,7 @@ type mediaJSON struct {
 // captureJSON is where and when the photo was taken, from its EXIF; each
 // field is null when the photo does not say.
 type captureJSON struct {
-	TakenAt *time.Time `json:"taken_at"`
+	TakenAt *timestamp `json:"taken_at"`
 	Lat     *float64   `json:"lat"`
 	Lng     *float64   `json:"lng"`
 }
@@ -88,10 +87,7 @@ func toMediaJSON(v media.View) mediaJSON {
 		ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
 		Width: v.Width, Height: v.Height, ThumbHash: nullable(v.ThumbHash),
 		URLs:      mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Original: nullable(v.OriginalURL)},
-		CreatedAt: v.CreatedAt,
-	}
-	if !v.ProcessedAt.IsZero() {
-		j.ProcessedAt = &v.ProcessedAt
+		CreatedAt: timestamp(v.CreatedAt), ProcessedAt: stampOrNil(v.ProcessedAt),
 	}
 	if v.Owner {
 		j.SHA256, j.Failure = &v.SHA256, nullable(v.Failure)
@@ -103,10 +99,7 @@ func toMediaJSON(v media.View) mediaJSON {
 }
 
 func toCaptureJSON(c photo.Capture) *captureJSON {
-	j := &captureJSON{}
-	if !c.TakenAt.IsZero() {
-		j.TakenAt = &c.TakenAt
-	}
+	j := &captureJSON{TakenAt: stampOrNil(c.TakenAt)}
 	if c.HasGPS {
 		j.Lat, j.Lng = &c.Lat, &c.Lng
 	}
@@ -212,7 +205,7 @@ func receiveFile(r *http.Request, svc MediaService) (*media.Spooled, error) {
 		}
 	}
 	if got == nil {
-		return nil, fileError("is required: send the photo in the multipart field \"file\"")
+		return nil, fileError(guidepost.FREQUIRED, "is required: send the photo in the multipart field \"file\"")
 	}
 	return got, nil
 }
@@ -225,9 +218,9 @@ func receivePart(part *multipart.Part, got *media.Spooled, svc MediaService) (*m
 	case name == "file" && got == nil:
 		return svc.Spool(part)
 	case name == "file":
-		return got, fileError("must hold exactly one file: send one photo per request")
+		return got, fileError(guidepost.FDUPLICATE, "must hold exactly one file: send one photo per request")
 	case part.FileName() != "":
-		return got, guidepost.Invalid(guidepost.FieldError{Field: name, Message: "cannot hold a file: send one photo, in the field \"file\""})
+		return got, guidepost.Invalid(guidepost.Field(name, guidepost.FUNKNOWNFIELD, "cannot hold a file: send one photo, in the field \"file\""))
 	}
 	_, err := io.Copy(io.Discard, part)
 	return got, err
@@ -241,7 +234,8 @@ const ioChunk = 256 << 10
 func multipartReader(r *http.Request) (*multipart.Reader, error) {
 	mediaType, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mediaType != "multipart/form-data" || params["boundary"] == "" {
-		return nil, fileError("must be sent as multipart/form-data")
+		return nil, &guidepost.Error{Code: guidepost.EUNSUPPORTED, Message: "a photo must be sent as multipart/form-data",
+			Fields: []guidepost.FieldError{guidepost.Field("Content-Type", guidepost.FUNSUPPORTED, "must be multipart/form-data")}}
 	}
 	return multipart.NewReader(bufio.NewReaderSize(r.Body, ioChunk), params["boundary"]), nil
 }
@@ -262,9 +256,9 @@ func bodyError(r *http.Request, err error, svc MediaService) error {
 	case r.Context().Err() != nil:
 		return errClientGone
 	}
-	return fileError("could not be read: the multipart body is malformed or was cut short")
+	return fileError(guidepost.FINVALIDFORMAT, "could not be read: the multipart body is malformed or was cut short")
 }
 
-func fileError(message string) error {
-	return guidepost.Invalid(guidepost.FieldError{Field: "file", Message: message})
+func fileError(code, message string) error {
+	return guidepost.Invalid(guidepost.Field("file", code, message))
 }

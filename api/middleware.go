@@ -156,10 +156,10 @@ func strictQuery(c *gin.Context) {
 		value, verr := url.QueryUnescape(rawValue)
 		switch {
 		case kerr != nil || verr != nil || strings.Contains(pair, ";"):
-			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "is not a valid URL-encoded query parameter"}))
+			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDFORMAT, "is not a valid URL-encoded query parameter")))
 			return
 		case !utf8.ValidString(key) || !utf8.ValidString(value):
-			fail(c, guidepost.Invalid(guidepost.FieldError{Field: printable(key), Message: "must be valid UTF-8"}))
+			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDCHARS, "must be valid UTF-8")))
 			return
 		}
 	}
@@ -226,6 +226,12 @@ func (s *Server) requireUser(c *gin.Context) {
 }
 
 func (s *Server) unauthorized(c *gin.Context, err error) {
-	c.Header("WWW-Authenticate", `Bearer realm="guidepost"`)
+	challenge := `Bearer realm="guidepost"`
+	if strings.HasPrefix(c.GetHeader("Authorization"), "Bearer ") {
+		// RFC 6750: a token was presented and refused, expired or not; the
+		// problem type tells the two apart.
+		challenge += `, error="invalid_token"`
+	}
+	c.Header("WWW-Authenticate", challenge)
 	fail(c, err)
 }

@@ -15,6 +15,7 @@ import (
 var statusOf = map[string]int{
 	guidepost.EINVALID:       http.StatusBadRequest,
 	guidepost.EUNAUTHORIZED:  http.StatusUnauthorized,
+	guidepost.ETOKENEXPIRED:  http.StatusUnauthorized,
 	guidepost.EFORBIDDEN:     http.StatusForbidden,
 	guidepost.ENOTFOUND:      http.StatusNotFound,
 	guidepost.ECONFLICT:      http.StatusConflict,
@@ -88,7 +89,7 @@ func fail(c *gin.Context, err error) {
 	limitHeaders(c, limit)
 	p := Problem{
 		Type:      "/problems/" + code,
-		Title:     http.StatusText(status),
+		Title:     problemTitle(code, status),
 		Status:    status,
 		Detail:    guidepost.ErrorMessage(err),
 		Instance:  c.Request.URL.Path,

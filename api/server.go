@@ -82,7 +82,7 @@ func New(deps Deps) *Server {
 		e.SetTrustedProxies(nil)
 	}
 	e.HandleMethodNotAllowed = true
-	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), recoverPanics)
+	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), compressAnswers, recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -114,6 +114,8 @@ func (s *Server) routes() {
 	}
 	e.GET("/openapi.yaml", serveOpenAPI)
 	s.mapRoutes()
+	e.GET("/problems", serveProblems)
+	e.GET("/problems/:type", serveProblemType)
 
 	v1 := e.Group("/v1", strictQuery, s.admit, s.deadline, s.authenticate)
 	s.authRoutes(v1)

@@ -52,7 +52,7 @@ func (s *Server) vectorTile(c *gin.Context) {
 func pathInt(f *guidepost.Fields, name, v string) int {
 	n, err := strconv.Atoi(v)
 	if err != nil || strings.HasPrefix(v, "+") {
-		f.Add(name, "must be a whole number")
+		f.Add(name, guidepost.FINVALIDFORMAT, "must be an integer")
 		return 0
 	}
 	return n

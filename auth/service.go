@@ -71,17 +71,15 @@ func (in *SignupInput) validate() error {
 	in.Email = strings.TrimSpace(in.Email)
 	in.DisplayName = strings.TrimSpace(in.DisplayName)
 	if msg := guidepost.TextProblem(in.Email, false); msg != "" {
-		f.Add("email", msg)
+		f.Add("email", guidepost.FINVALIDCHARS, msg)
 	} else if addr, err := mail.ParseAddress(in.Email); err != nil || addr.Address != in.Email || len(in.Email) > 254 {
-		f.Add("email", "must be a valid email address")
+		f.Add("email", guidepost.FINVALIDFORMAT, "must be a valid email address")
 	}
-	if err := checkPasswordRule("password", in.Password); err != nil {
-		f.Add("password", passwordRule)
-	}
+	f = append(f, guidepost.ErrorFields(checkPasswordRule("password", in.Password))...)
 	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
-		f.Add("display_name", "must be 1 to 64 characters")
+		f.Add("display_name", lengthCode(n, 64), "must be 1 to 64 characters")
 	} else if msg := guidepost.TextProblem(in.DisplayName, false); msg != "" {
-		f.Add("display_name", msg)
+		f.Add("display_name", guidepost.FINVALIDCHARS, msg)
 	}
 	return f.Err()
 }
@@ -90,9 +88,21 @@ const passwordRule = "must be 8 to 256 characters"
 
 func checkPasswordRule(field, password string) error {
 	if n := utf8.RuneCountInString(password); n < 8 || n > 256 {
-		return guidepost.Invalid(guidepost.FieldError{Field: field, Message: passwordRule})
+		return guidepost.Invalid(guidepost.Field(field, lengthCode(n, 256), passwordRule))
 	}
 	return nil
+}
+
+// lengthCode names what is wrong with a text of n characters outside its
+// bounds, whose maximum is max.
+func lengthCode(n, max int) string {
+	switch {
+	case n == 0:
+		return guidepost.FREQUIRED
+	case n > max:
+		return guidepost.FTOOLONG
+	}
+	return guidepost.FTOOSHORT
 }
 
 // Signup creates an account with a password. A taken email is ECONFLICT.
@@ -122,7 +132,8 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 	u.ID, u.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Microsecond)
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
-			return Session{}, guidepost.Wrap(guidepost.ECONFLICT, err, "an account with this email already exists")
+			return Session{}, &guidepost.Error{Code: guidepost.ECONFLICT, Message: "an account with this email already exists",
+				Fields: []guidepost.FieldError{guidepost.Field("email", guidepost.FTAKEN, "is already registered")}, Err: err}
 		}
 		return Session{}, err
 	}
@@ -145,10 +156,11 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
 	email := strings.TrimSpace(in.Email)
 	if msg := guidepost.TextProblem(email, false); msg != "" || len(email) > 254 {
 		// No account can have such an email: saying so reveals nothing.
+		code := guidepost.FINVALIDCHARS
 		if msg == "" {
-			msg = "must be at most 254 bytes"
+			code, msg = guidepost.FTOOLONG, "must be at most 254 bytes"
 		}
-		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "email", Message: msg})
+		return Session{}, guidepost.Invalid(guidepost.Field("email", code, msg))
 	}
 	if err := s.enter(in.ClientAddr); err != nil {
 		return Session{}, err

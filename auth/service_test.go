@@ -121,8 +121,15 @@ func TestExpiredAndTamperedTokensAreRefused(t *testing.T) {
 	}
 	clock.Add(time.Hour + time.Second)
 	_, err = svc.Authenticate(context.Background(), sess.AccessToken)
-	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED || !strings.Contains(guidepost.ErrorMessage(err), "expired") {
+	if guidepost.ErrorCode(err) != guidepost.ETOKENEXPIRED || !strings.Contains(guidepost.ErrorMessage(err), "expired") {
 		t.Fatalf("expired token: %v", err)
+	}
+	// Past their expiry too, a forged or tampered token is invalid, never
+	// "expired": a client told to refresh it would keep a forgery.
+	for name, token := range map[string]string{"tampered": tampered, "another key": forged} {
+		if _, err := svc.Authenticate(context.Background(), token); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+			t.Errorf("%s token after its expiry: %v, want %s", name, err, guidepost.EUNAUTHORIZED)
+		}
 	}
 }
 

@@ -131,7 +131,7 @@ func (s *Service) ChangePassword(ctx context.Context, userID, current, next stri
 		return Session{}, err
 	}
 	if !ok {
-		return Session{}, guidepost.Invalid(guidepost.FieldError{Field: "current_password", Message: "is incorrect"})
+		return Session{}, guidepost.Invalid(guidepost.Field("current_password", guidepost.FINCORRECT, "is incorrect"))
 	}
 	var hash string
 	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(next); return }); err != nil {

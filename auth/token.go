@@ -43,27 +43,46 @@ func (t *Tokens) Issue(userID, sessionID string) (string, error) {
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(t.secret)
 }
 
-// Verify returns the caller a valid token names. Every failure is the same
-// EUNAUTHORIZED to the client; the reason stays in the wrapped error. It
-// checks the signature and times only: whether the session is still live is
-// the service's question.
+// Verify returns the caller a valid token names. A token of ours whose
+// only fault is its age is ETOKENEXPIRED, so a client knows to refresh
+// rather than sign in again; any other failure is EUNAUTHORIZED, the
+// reason kept in the wrapped error. It checks the signature and times
+// only: whether the session is still live is the service's question.
 func (t *Tokens) Verify(token string) (Caller, error) {
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return t.secret, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(issuer),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(t.clock.Now),
-	)
+	_, err := jwt.ParseWithClaims(token, &c, t.key, t.rules(t.clock.Now)...)
 	if err == nil && c.Subject == "" {
 		err = errors.New("token has no subject")
 	}
-	if err != nil {
-		msg := "the access token is invalid"
-		if errors.Is(err, jwt.ErrTokenExpired) {
-			msg = "the access token has expired"
-		}
-		return Caller{}, guidepost.Wrap(guidepost.EUNAUTHORIZED, err, msg)
+	switch {
+	case err == nil:
+		return Caller{UserID: c.Subject, SessionID: c.SessionID}, nil
+	case errors.Is(err, jwt.ErrTokenExpired) && t.onlyExpired(token):
+		return Caller{}, guidepost.Wrap(guidepost.ETOKENEXPIRED, err, "the access token has expired: get a new one with your refresh token")
 	}
-	return Caller{UserID: c.Subject, SessionID: c.SessionID}, nil
+	return Caller{}, guidepost.Wrap(guidepost.EUNAUTHORIZED, err, "the access token is invalid")
+}
+
+func (t *Tokens) key(*jwt.Token) (any, error) { return t.secret, nil }
+
+func (t *Tokens) rules(now func() time.Time) []jwt.ParserOption {
+	return []jwt.ParserOption{
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(now),
+	}
+}
+
+// onlyExpired reports whether token, read just before it expired, passes
+// every check: the signature is ours and nothing but the time is wrong.
+// A forged or malformed token is never called expired.
+func (t *Tokens) onlyExpired(token string) bool {
+	var c claims
+	if _, _, err := jwt.NewParser().ParseUnverified(token, &c); err != nil || c.ExpiresAt == nil {
+		return false
+	}
+	before := c.ExpiresAt.Add(-time.Second)
+	_, err := jwt.ParseWithClaims(token, &claims{}, t.key, t.rules(func() time.Time { return before })...)
+	return err == nil && c.Subject != ""
 }

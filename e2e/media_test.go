@@ -475,7 +475,7 @@ func TestMediaBadUploadsStoreNothing(t *testing.T) {
 	wantProblem(t, "empty file", c.upload(map[string][]byte{"a.jpg": nil}, ""), 400, "file")
 	req, _ = http.NewRequest("POST", p.URL+"/v1/media", strings.NewReader(`{"file":"x"}`))
 	req.Header.Set("Content-Type", "application/json")
-	wantProblem(t, "not multipart", c.send(req), 400, "file")
+	wantProblem(t, "not multipart", c.send(req), 415, "Content-Type")
 	wantProblem(t, "bad key", c.upload(map[string][]byte{"a.jpg": jpg}, "two words"), 400, "Idempotency-Key")
 	if r := (&mediaClient{t: t, base: p.URL}).upload(map[string][]byte{"a.jpg": jpg}, ""); r.status != 401 {
 		t.Errorf("anonymous upload: %d", r.status)

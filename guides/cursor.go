@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost"
 )
 
 // A nearby cursor is where the last page ended, (distance, id), bound to
@@ -88,10 +90,10 @@ func (s cursorSigner) encode(fp []byte, at cursorAt) string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// decode returns the position, or a message for the client. now decides
-// whether the cursor has expired.
-func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt, string) {
-	const foreign = "is not a cursor this server issued"
+// decode returns the position, or what is wrong with the cursor for the
+// client. now decides whether the cursor has expired.
+func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt, guidepost.FieldError) {
+	foreign := guidepost.Field("cursor", guidepost.FINVALIDFORMAT, "is not a cursor this server issued")
 	if len(cursor) > base64.RawURLEncoding.EncodedLen(cursorLen) {
 		return cursorAt{}, foreign
 	}
@@ -103,7 +105,7 @@ func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt,
 		return cursorAt{}, foreign
 	}
 	if !hmac.Equal(b[37:45], fp) {
-		return cursorAt{}, "belongs to another query: lat, lng, radius_m and tag must stay the same"
+		return cursorAt{}, guidepost.Field("cursor", guidepost.FMISMATCH, "belongs to another query: lat, lng, radius_m and tag must stay the same")
 	}
 	issued := time.Unix(int64(binary.BigEndian.Uint64(b[1:9])), 0)
 	depth := int(binary.BigEndian.Uint32(b[9:13]))
@@ -114,9 +116,9 @@ func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt,
 	case math.IsNaN(d) || math.IsInf(d, 0) || d < 0:
 		return cursorAt{}, foreign
 	case now.Sub(issued) > MaxCursorAge:
-		return cursorAt{}, fmt.Sprintf("has expired (cursors last %v): start the search again", MaxCursorAge)
+		return cursorAt{}, guidepost.Field("cursor", guidepost.FEXPIRED, fmt.Sprintf("has expired (cursors last %v): start the search again", MaxCursorAge))
 	case depth >= MaxCursorDepth:
-		return cursorAt{}, fmt.Sprintf("is past the %d guides a search pages through: narrow the radius or filter by tag", MaxCursorDepth)
+		return cursorAt{}, guidepost.Field("cursor", guidepost.FOUTOFRANGE, fmt.Sprintf("is past the %d guides a search pages through: narrow the radius or filter by tag", MaxCursorDepth))
 	}
-	return cursorAt{Position: Position{DistanceM: d, ID: id.String()}, Depth: depth, Issued: issued}, ""
+	return cursorAt{Position: Position{DistanceM: d, ID: id.String()}, Depth: depth, Issued: issued}, guidepost.FieldError{}
 }

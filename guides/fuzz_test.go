@@ -19,16 +19,16 @@ func FuzzCursorDecode(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, cursor string) {
-		at, msg := s.decode(cursor, fp, now)
-		if msg != "" {
+		at, bad := s.decode(cursor, fp, now)
+		if bad.Code != "" {
 			return
 		}
 		if math.IsNaN(at.DistanceM) || math.IsInf(at.DistanceM, 0) || at.DistanceM < 0 || at.Depth >= MaxCursorDepth {
 			t.Fatalf("accepted %q as %+v", cursor, at)
 		}
-		again, msg := s.decode(s.encode(fp, at), fp, now)
-		if msg != "" || again != at {
-			t.Fatalf("%q: %+v re-encodes to %+v (%s)", cursor, at, again, msg)
+		again, bad := s.decode(s.encode(fp, at), fp, now)
+		if bad.Code != "" || again != at {
+			t.Fatalf("%q: %+v re-encodes to %+v (%s)", cursor, at, again, bad.Message)
 		}
 	})
 }

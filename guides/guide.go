@@ -167,6 +167,10 @@ type Store interface {
 	// UpdateGuide locks the guide, lets apply check and change the draft,
 	// then writes it; an error from apply aborts with nothing written.
 	UpdateGuide(ctx context.Context, id string, apply func(*Draft) error) error
+	// PhotoRefs reads the photos ids name that exist and are not deleted
+	// (an id of "" is skipped), for PhotoProblems; UpdateGuide and
+	// CreateGuide check them again in their transaction.
+	PhotoRefs(ctx context.Context, ids []string) (map[string]PhotoRef, error)
 	// DeleteGuide locks the guide, asks allow, then deletes it.
 	DeleteGuide(ctx context.Context, id string, allow func(Draft) error) error
 	// Like and Unlike are idempotent: repeating one changes nothing.

@@ -44,12 +44,13 @@ func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Mic
 
 // Create validates in, stores it and returns it as readers will see it.
 func (s *Service) Create(ctx context.Context, authorID string, in Input) (Guide, error) {
-	if err := s.pin(ctx, authorID, in.LocationFromMediaID, &in.Lat, &in.Lng); err != nil {
-		return Guide{}, err
+	pinErr := s.pin(ctx, authorID, in.LocationFromMediaID, &in.Lat, &in.Lng)
+	if pinErr != nil && len(guidepost.ErrorFields(pinErr)) == 0 {
+		return Guide{}, pinErr
 	}
 	g, err := in.validate()
-	if err != nil {
-		return Guide{}, err
+	if err != nil || pinErr != nil {
+		return Guide{}, s.allProblems(ctx, authorID, in.MediaIDs, nil, pinErr, err)
 	}
 	id, err := uuid.NewV7()
 	if err != nil {
@@ -87,15 +88,18 @@ var errNotAuthor = guidepost.Errorf(guidepost.EFORBIDDEN, "only the author may c
 // missing guide ENOTFOUND. Invalid values are refused before anything is
 // read, and nothing is written unless every check passes.
 func (s *Service) Update(ctx context.Context, id, userID string, p Patch) (Guide, error) {
+	var pinErr error
 	if p.LocationFromMediaID != nil {
-		if err := s.pin(ctx, userID, *p.LocationFromMediaID, &p.Lat, &p.Lng); err != nil {
-			return Guide{}, err
+		pinErr = s.pin(ctx, userID, *p.LocationFromMediaID, &p.Lat, &p.Lng)
+		if pinErr != nil && len(guidepost.ErrorFields(pinErr)) == 0 {
+			return Guide{}, pinErr
 		}
 	}
-	p, err := p.normalized()
-	if err != nil {
-		return Guide{}, err
+	norm, err := p.normalized()
+	if err != nil || pinErr != nil {
+		return Guide{}, s.patchProblems(ctx, id, userID, p, pinErr, err)
 	}
+	p = norm
 	if !p.empty() {
 		err = s.store.UpdateGuide(ctx, id, func(d *Draft) error {
 			if d.AuthorID != userID {
@@ -121,6 +125,21 @@ func (s *Service) Update(ctx context.Context, id, userID string, p Patch) (Guide
 		return Guide{}, err
 	}
 	return s.Get(ctx, id, userID)
+}
+
+// patchProblems is allProblems for a patch: the photos the guide has may
+// stay whatever their state. A guide that cannot be read keeps none.
+func (s *Service) patchProblems(ctx context.Context, id, userID string, p Patch, errs ...error) error {
+	if p.MediaIDs == nil {
+		return guidepost.JoinFields(errs...)
+	}
+	var keep []string
+	if g, err := s.store.Guide(ctx, id, userID); err == nil {
+		for _, m := range g.Media {
+			keep = append(keep, m.ID)
+		}
+	}
+	return s.allProblems(ctx, userID, *p.MediaIDs, keep, errs...)
 }
 
 // errNothingToDo aborts an update transaction that would change nothing.

@@ -22,6 +22,9 @@ type fakeStore struct {
 }
 
 func (f *fakeStore) CreateGuide(context.Context, guides.NewGuide) error { f.writes++; return nil }
+func (f *fakeStore) PhotoRefs(context.Context, []string) (map[string]guides.PhotoRef, error) {
+	return nil, nil // no photo exists
+}
 func (f *fakeStore) Guide(_ context.Context, id, _ string) (guides.Guide, error) {
 	return guides.Guide{ID: id, Title: f.draft.Title}, nil
 }

@@ -101,11 +101,11 @@ func checkTitle(f *guidepost.Fields, title string) string {
 	title = strings.TrimSpace(title)
 	switch n := utf8.RuneCountInString(title); {
 	case n == 0:
-		f.Add("title", "is required")
+		f.Add("title", guidepost.FREQUIRED, "is required")
 	case n > MaxTitle:
-		f.Add("title", fmt.Sprintf("must be at most %d characters", MaxTitle))
+		f.Add("title", guidepost.FTOOLONG, fmt.Sprintf("must be at most %d characters", MaxTitle))
 	case guidepost.TextProblem(title, false) != "":
-		f.Add("title", guidepost.TextProblem(title, false))
+		f.Add("title", guidepost.FINVALIDCHARS, guidepost.TextProblem(title, false))
 	}
 	return title
 }
@@ -113,9 +113,9 @@ func checkTitle(f *guidepost.Fields, title string) string {
 func checkBody(f *guidepost.Fields, body string) string {
 	switch {
 	case utf8.RuneCountInString(body) > MaxBody:
-		f.Add("body", fmt.Sprintf("must be at most %d characters", MaxBody))
+		f.Add("body", guidepost.FTOOLONG, fmt.Sprintf("must be at most %d characters", MaxBody))
 	case hasControl(body, true):
-		f.Add("body", "must not contain control characters other than newlines and tabs")
+		f.Add("body", guidepost.FINVALIDCHARS, "must not contain control characters other than newlines and tabs")
 	}
 	return body
 }
@@ -137,44 +137,52 @@ func hasControl(s string, allowLines bool) bool {
 func checkLat(f *guidepost.Fields, field string, v *float64) {
 	switch {
 	case v == nil:
-		f.Add(field, "is required")
+		f.Add(field, guidepost.FREQUIRED, "is required")
 	case math.IsNaN(*v) || math.IsInf(*v, 0):
-		f.Add(field, "must be a finite number")
+		f.Add(field, guidepost.FINVALIDFORMAT, "must be a finite number")
 	case *v < -90 || *v > 90:
-		f.Add(field, "must be between -90 and 90")
+		f.Add(field, guidepost.FOUTOFRANGE, "must be between -90 and 90")
 	}
 }
 
 func checkLng(f *guidepost.Fields, field string, v *float64) {
 	switch {
 	case v == nil:
-		f.Add(field, "is required")
+		f.Add(field, guidepost.FREQUIRED, "is required")
 	case math.IsNaN(*v) || math.IsInf(*v, 0):
-		f.Add(field, "must be a finite number")
+		f.Add(field, guidepost.FINVALIDFORMAT, "must be a finite number")
 	case *v < -180 || *v > 180:
-		f.Add(field, "must be between -180 and 180")
+		f.Add(field, guidepost.FOUTOFRANGE, "must be between -180 and 180")
 	}
 }
 
+// normID is a photo id as stored, or "" when id is not one.
+func normID(id string) string {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 {
+		return ""
+	}
+	return u.String()
+}
+
 // checkMedia wants photo ids, each once, at most MaxMedia. Ownership is
-// checked by the store in the writing transaction.
+// checked by the store in the writing transaction (PhotoProblems).
 func checkMedia(f *guidepost.Fields, ids []string) []string {
 	if len(ids) > MaxMedia {
-		f.Add("media_ids", fmt.Sprintf("must list at most %d photos", MaxMedia))
+		f.Add("media_ids", guidepost.FTOOMANY, fmt.Sprintf("must list at most %d photos", MaxMedia))
 		return nil
 	}
 	out := make([]string, 0, len(ids))
 	seen := make(map[string]bool, len(ids))
 	for i, id := range ids {
 		field := "media_ids[" + strconv.Itoa(i) + "]"
-		u, err := uuid.Parse(id)
-		if err != nil || len(id) != 36 {
-			f.Add(field, "is not a media id")
+		norm := normID(id)
+		if norm == "" {
+			f.Add(field, guidepost.FINVALIDFORMAT, "is not a media id")
 			continue
 		}
-		norm := u.String()
 		if seen[norm] {
-			f.Add(field, "is listed twice")
+			f.Add(field, guidepost.FDUPLICATE, "is listed twice")
 			continue
 		}
 		seen[norm] = true
@@ -186,28 +194,33 @@ func checkMedia(f *guidepost.Fields, ids []string) []string {
 // normTag is how tags are stored and compared: trimmed and lower-case.
 func normTag(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 
-func checkTagValue(t string) string {
+// checkTagValue returns the field code and message of what is wrong with
+// a tag, or "" twice.
+func checkTagValue(t string) (code, msg string) {
 	switch n := utf8.RuneCountInString(t); {
 	case n == 0:
-		return "must not be empty"
+		return guidepost.FREQUIRED, "must not be empty"
 	case n > MaxTagChars:
-		return fmt.Sprintf("must be at most %d characters", MaxTagChars)
+		return guidepost.FTOOLONG, fmt.Sprintf("must be at most %d characters", MaxTagChars)
 	}
-	return guidepost.TextProblem(t, false)
+	if msg := guidepost.TextProblem(t, false); msg != "" {
+		return guidepost.FINVALIDCHARS, msg
+	}
+	return "", ""
 }
 
 // checkTags normalises tags and drops repeats, keeping the first order.
 func checkTags(f *guidepost.Fields, tags []string) []string {
 	if len(tags) > MaxTags {
-		f.Add("tags", fmt.Sprintf("must list at most %d tags", MaxTags))
+		f.Add("tags", guidepost.FTOOMANY, fmt.Sprintf("must list at most %d tags", MaxTags))
 		return nil
 	}
 	out := make([]string, 0, len(tags))
 	seen := make(map[string]bool, len(tags))
 	for i, t := range tags {
 		t = normTag(t)
-		if msg := checkTagValue(t); msg != "" {
-			f.Add("tags["+strconv.Itoa(i)+"]", msg)
+		if code, msg := checkTagValue(t); code != "" {
+			f.Add("tags["+strconv.Itoa(i)+"]", code, msg)
 			continue
 		}
 		if !seen[t] {
@@ -221,11 +234,16 @@ func checkTags(f *guidepost.Fields, tags []string) []string {
 func (in Input) validate() (NewGuide, error) {
 	var f guidepost.Fields
 	g := NewGuide{Title: checkTitle(&f, in.Title), Body: checkBody(&f, in.Body)}
-	checkLat(&f, "lat", in.Lat)
-	checkLng(&f, "lng", in.Lng)
+	// Pinned to a photo that could not give its place: that problem is
+	// location_from_media_id's, not a missing lat and lng.
+	pinFailed := in.LocationFromMediaID != "" && in.Lat == nil && in.Lng == nil
+	if !pinFailed {
+		checkLat(&f, "lat", in.Lat)
+		checkLng(&f, "lng", in.Lng)
+	}
 	g.MediaIDs = checkMedia(&f, in.MediaIDs)
 	g.Tags = checkTags(&f, in.Tags)
-	if err := f.Err(); err != nil {
+	if err := f.Err(); err != nil || pinFailed {
 		return NewGuide{}, err
 	}
 	g.Lat, g.Lng = *in.Lat, *in.Lng
@@ -288,8 +306,8 @@ func checkTagFilter(f *guidepost.Fields, tag string) string {
 		return ""
 	}
 	t := normTag(tag)
-	if msg := checkTagValue(t); msg != "" {
-		f.Add("tag", msg)
+	if code, msg := checkTagValue(t); code != "" {
+		f.Add("tag", code, msg)
 	}
 	return t
 }
@@ -299,7 +317,7 @@ func checkLimit(f *guidepost.Fields, v *int, def, max int) int {
 	case v == nil:
 		return def
 	case *v < 1 || *v > max:
-		f.Add("limit", fmt.Sprintf("must be between 1 and %d", max))
+		f.Add("limit", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 1 and %d", max))
 	}
 	return *v
 }
@@ -314,7 +332,7 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 	if p.RadiusM != nil {
 		radius = *p.RadiusM
 		if math.IsNaN(radius) || math.IsInf(radius, 0) || radius < MinRadiusM || radius > MaxRadiusM {
-			f.Add("radius_m", fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
+			f.Add("radius_m", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
 		}
 	}
 	limit := checkLimit(&f, p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
@@ -327,9 +345,9 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 	if p.Cursor == "" {
 		return q, fp, 0, nil
 	}
-	at, msg := signer.decode(p.Cursor, fp, now)
-	if msg != "" {
-		return NearbyQuery{}, nil, 0, guidepost.Invalid(guidepost.FieldError{Field: "cursor", Message: msg})
+	at, bad := signer.decode(p.Cursor, fp, now)
+	if bad.Code != "" {
+		return NearbyQuery{}, nil, 0, guidepost.Invalid(bad)
 	}
 	q.After = &at.Position
 	return q, fp, at.Depth, nil
@@ -338,7 +356,7 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 func (p BBoxParams) query() (BBoxQuery, error) {
 	var f guidepost.Fields
 	if p.BBox == nil {
-		f.Add("bbox", "is required: minLng,minLat,maxLng,maxLat")
+		f.Add("bbox", guidepost.FREQUIRED, "is required: minLng,minLat,maxLng,maxLat")
 	}
 	limit := checkLimit(&f, p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
 	tag := checkTagFilter(&f, p.Tag)
@@ -351,13 +369,13 @@ func (p BBoxParams) query() (BBoxQuery, error) {
 func (p ClusterParams) query() (ClusterQuery, error) {
 	var f guidepost.Fields
 	if p.BBox == nil {
-		f.Add("bbox", "is required: minLng,minLat,maxLng,maxLat")
+		f.Add("bbox", guidepost.FREQUIRED, "is required: minLng,minLat,maxLng,maxLat")
 	}
 	switch {
 	case p.Zoom == nil:
-		f.Add("zoom", "is required")
+		f.Add("zoom", guidepost.FREQUIRED, "is required")
 	case !(*p.Zoom >= 0 && *p.Zoom <= MaxZoom): // NaN too
-		f.Add("zoom", fmt.Sprintf("must be between 0 and %d", MaxZoom))
+		f.Add("zoom", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 0 and %d", MaxZoom))
 	}
 	tag := checkTagFilter(&f, p.Tag)
 	if err := f.Err(); err != nil {
@@ -365,8 +383,8 @@ func (p ClusterParams) query() (ClusterQuery, error) {
 	}
 	zoom := int(math.Floor(*p.Zoom))
 	if n := ClusterCellCount(*p.BBox, zoom); n > MaxClusterCells {
-		return ClusterQuery{}, guidepost.Invalid(guidepost.FieldError{Field: "bbox",
-			Message: fmt.Sprintf("covers %d cells at zoom %d, more than %d: zoom out or send a smaller viewport", n, zoom, MaxClusterCells)})
+		return ClusterQuery{}, guidepost.Invalid(guidepost.Field("bbox", guidepost.FOUTOFRANGE,
+			fmt.Sprintf("covers %d cells at zoom %d, more than %d: zoom out or send a smaller viewport", n, zoom, MaxClusterCells)))
 	}
 	return ClusterQuery{BBox: *p.BBox, Zoom: zoom, Tag: tag}, nil
 }
@@ -376,34 +394,34 @@ func (p ClusterParams) query() (ClusterQuery, error) {
 // antimeridian (minLng > maxLng) is refused with a clear message: split it
 // in two at ±180.
 func ParseBBox(field, s string) (BBox, error) {
-	bad := func(msg string) (BBox, error) {
-		return BBox{}, guidepost.Invalid(guidepost.FieldError{Field: field, Message: msg})
+	bad := func(code, msg string) (BBox, error) {
+		return BBox{}, guidepost.Invalid(guidepost.Field(field, code, msg))
 	}
 	parts := strings.Split(s, ",")
 	if len(parts) != 4 {
-		return bad(fmt.Sprintf("must be four numbers minLng,minLat,maxLng,maxLat; got %d", len(parts)))
+		return bad(guidepost.FINVALIDFORMAT, fmt.Sprintf("must be four numbers minLng,minLat,maxLng,maxLat; got %d", len(parts)))
 	}
 	var v [4]float64
 	for i, p := range parts {
 		x, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
 		if err != nil {
-			return bad(fmt.Sprintf("value %d (%q) is not a number", i+1, p))
+			return bad(guidepost.FINVALIDFORMAT, fmt.Sprintf("value %d (%q) is not a number", i+1, p))
 		}
 		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return bad(fmt.Sprintf("value %d must be a finite number", i+1))
+			return bad(guidepost.FINVALIDFORMAT, fmt.Sprintf("value %d must be a finite number", i+1))
 		}
 		v[i] = x
 	}
 	b := BBox{MinLng: v[0], MinLat: v[1], MaxLng: v[2], MaxLat: v[3]}
 	switch {
 	case b.MinLng < -180 || b.MaxLng > 180 || b.MaxLng < -180 || b.MinLng > 180:
-		return bad("longitudes must be between -180 and 180")
+		return bad(guidepost.FOUTOFRANGE, "longitudes must be between -180 and 180")
 	case b.MinLat < -90 || b.MaxLat > 90 || b.MaxLat < -90 || b.MinLat > 90:
-		return bad("latitudes must be between -90 and 90")
+		return bad(guidepost.FOUTOFRANGE, "latitudes must be between -90 and 90")
 	case b.MinLat > b.MaxLat:
-		return bad("minLat must not be greater than maxLat")
+		return bad(guidepost.FOUTOFRANGE, "minLat must not be greater than maxLat")
 	case b.MinLng > b.MaxLng:
-		return bad("minLng is greater than maxLng: a viewport crossing the antimeridian is not supported; send two, split at 180")
+		return bad(guidepost.FOUTOFRANGE, "minLng is greater than maxLng: a viewport crossing the antimeridian is not supported; send two, split at 180")
 	}
 	return b, nil
 }

@@ -43,14 +43,14 @@ type VectorTileQuery struct {
 func (p VectorTileParams) query() (VectorTileQuery, error) {
 	var f guidepost.Fields
 	if p.Z < 0 || p.Z > MaxTileZoom {
-		f.Add("z", fmt.Sprintf("must be between 0 and %d", MaxTileZoom))
+		f.Add("z", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 0 and %d", MaxTileZoom))
 	} else {
 		n := 1 << p.Z
 		if p.X < 0 || p.X >= n {
-			f.Add("x", fmt.Sprintf("must be between 0 and %d at zoom %d", n-1, p.Z))
+			f.Add("x", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 0 and %d at zoom %d", n-1, p.Z))
 		}
 		if p.Y < 0 || p.Y >= n {
-			f.Add("y", fmt.Sprintf("must be between 0 and %d at zoom %d", n-1, p.Z))
+			f.Add("y", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 0 and %d at zoom %d", n-1, p.Z))
 		}
 	}
 	tag := checkTagFilter(&f, p.Tag)

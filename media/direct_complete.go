@@ -157,7 +157,7 @@ func errMissingParts(missing []PartURL) error {
 	return &guidepost.Error{
 		Code:    guidepost.ECONFLICT,
 		Message: "parts " + list + " have not arrived: send them (GET the upload for fresh URLs), then complete again",
-		Fields:  []guidepost.FieldError{{Field: "parts", Message: "missing: " + list}},
+		Fields:  []guidepost.FieldError{{Field: "parts", Code: guidepost.FINCOMPLETE, Message: "missing: " + list}},
 	}
 }
 
@@ -172,7 +172,7 @@ func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
 	case size > s.cfg.MaxBytes:
 		return photo.Info{}, errTooLarge(s.cfg.MaxBytes)
 	case size != u.Bytes:
-		return photo.Info{}, errUnprocessable("bytes", fmt.Sprintf("declared %d, but %d arrived", u.Bytes, size), nil)
+		return photo.Info{}, errUnprocessable("bytes", guidepost.FMISMATCH, fmt.Sprintf("declared %d, but %d arrived", u.Bytes, size), nil)
 	}
 	head := make([]byte, min(int64(photo.SniffLen), r.size))
 	if _, err := io.ReadFull(r, head); err != nil {
@@ -185,7 +185,7 @@ func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
 	if format.MIME() != u.Type {
 		return photo.Info{}, &guidepost.Error{Code: guidepost.EUNSUPPORTED,
 			Message: fmt.Sprintf("the upload was declared %s but the file is %s", u.Type, format.MIME()),
-			Fields:  []guidepost.FieldError{{Field: "content_type", Message: "must be the file's real type, " + format.MIME()}}}
+			Fields:  []guidepost.FieldError{{Field: "content_type", Code: guidepost.FMISMATCH, Message: "must be the file's real type, " + format.MIME()}}}
 	}
 	info, err := photo.Probe(r, format, s.cfg.MaxPixels)
 	if r.err != nil {

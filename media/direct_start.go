@@ -67,18 +67,16 @@ func (s *Service) checkDeclared(in *NewUpload) error {
 		return guidepost.Errorf(guidepost.EUNAUTHORIZED, "uploading needs an account")
 	}
 	if in.Bytes <= 0 {
-		bad.Add("bytes", "must be a positive number of bytes")
+		bad.Add("bytes", guidepost.FOUTOFRANGE, "must be a positive number of bytes")
 	}
 	in.SHA256 = strings.ToLower(in.SHA256)
 	if b, err := hex.DecodeString(in.SHA256); err != nil || len(b) != 32 {
-		bad.Add("sha256", "must be the file's SHA-256 as 64 hexadecimal digits")
+		bad.Add("sha256", guidepost.FINVALIDFORMAT, "must be the file's SHA-256 as 64 hexadecimal digits")
 	}
 	if strings.TrimSpace(in.ContentType) == "" {
-		bad.Add("content_type", "is required: the photo's type, such as image/jpeg")
+		bad.Add("content_type", guidepost.FREQUIRED, "is required: the photo's type, such as image/jpeg")
 	}
-	if err := checkKey(in.IdempotencyKey); err != nil {
-		return err
-	}
+	bad = append(bad, guidepost.ErrorFields(checkKey(in.IdempotencyKey))...)
 	if err := bad.Err(); err != nil {
 		return err
 	}
@@ -164,12 +162,12 @@ func (s *Service) admit(bytes int64) func(open int, day int64) error {
 		if open >= d.MaxOpen {
 			return &guidepost.Error{Code: guidepost.ECONFLICT,
 				Message: fmt.Sprintf("you have %d uploads open, the most allowed: complete or cancel one first", open),
-				Fields:  []guidepost.FieldError{{Field: "uploads", Message: fmt.Sprintf("at most %d may be open at once", d.MaxOpen)}}}
+				Fields:  []guidepost.FieldError{{Field: "uploads", Code: guidepost.FLIMITREACHED, Message: fmt.Sprintf("at most %d may be open at once", d.MaxOpen)}}}
 		}
 		if day+bytes > d.DayBytes {
 			return &guidepost.Error{Code: guidepost.ECONFLICT,
 				Message: fmt.Sprintf("this upload would pass your allowance of %d MiB a day; try again later", d.DayBytes>>20),
-				Fields:  []guidepost.FieldError{{Field: "bytes", Message: fmt.Sprintf("%d bytes are left for today", max(0, d.DayBytes-day))}}}
+				Fields:  []guidepost.FieldError{{Field: "bytes", Code: guidepost.FLIMITREACHED, Message: fmt.Sprintf("%d bytes are left for today", max(0, d.DayBytes-day))}}}
 		}
 		return nil
 	}

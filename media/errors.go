@@ -15,28 +15,28 @@ func errTooLarge(limit int64) error {
 	return &guidepost.Error{
 		Code:    guidepost.ETOOLARGE,
 		Message: fmt.Sprintf("the upload is larger than the limit of %d MiB", limit>>20),
-		Fields:  []guidepost.FieldError{{Field: "file", Message: fmt.Sprintf("must be at most %d bytes", limit)}},
+		Fields:  []guidepost.FieldError{{Field: "file", Code: guidepost.FTOOLARGE, Message: fmt.Sprintf("must be at most %d bytes", limit)}},
 	}
 }
 
 func errEmptyFile() error {
-	return guidepost.Invalid(guidepost.FieldError{Field: "file", Message: "must not be empty"})
+	return guidepost.Invalid(guidepost.Field("file", guidepost.FREQUIRED, "must not be empty"))
 }
 
 func errUnsupported(cause error) error {
 	return &guidepost.Error{
 		Code:    guidepost.EUNSUPPORTED,
 		Message: "the file is not a JPEG, PNG, WebP or HEIC photo",
-		Fields:  []guidepost.FieldError{{Field: "file", Message: "must be a JPEG, PNG, WebP or HEIC photo"}},
+		Fields:  []guidepost.FieldError{{Field: "file", Code: guidepost.FUNSUPPORTED, Message: "must be a JPEG, PNG, WebP or HEIC photo"}},
 		Err:     cause,
 	}
 }
 
-func errUnprocessable(field, message string, cause error) error {
+func errUnprocessable(field, code, message string, cause error) error {
 	return &guidepost.Error{
 		Code:    guidepost.EUNPROCESSABLE,
 		Message: field + ": " + message,
-		Fields:  []guidepost.FieldError{{Field: field, Message: message}},
+		Fields:  []guidepost.FieldError{{Field: field, Code: code, Message: message}},
 		Err:     cause,
 	}
 }
@@ -47,11 +47,11 @@ func errUnprocessable(field, message string, cause error) error {
 func probeRefusal(err error) error {
 	switch {
 	case errors.Is(err, photo.ErrTooManyPixels):
-		return errUnprocessable("file", "must have at most 50 megapixels", err)
+		return errUnprocessable("file", guidepost.FTOOLARGE, "must have at most 50 megapixels", err)
 	case errors.Is(err, photo.ErrCorrupt):
-		return errUnprocessable("file", "is not a readable image: its header is damaged", err)
+		return errUnprocessable("file", guidepost.FINVALIDFORMAT, "is not a readable image: its header is damaged; open it in your photo app and "+reexport, err)
 	case errors.Is(err, photo.ErrTooComplex):
-		return errUnprocessable("file", "is coded with more scans than any camera or photo app writes, "+
+		return errUnprocessable("file", guidepost.FUNSUPPORTED, "is coded with more scans than any camera or photo app writes, "+
 			"too costly to read: export it again as a standard JPEG", err)
 	case errors.Is(err, photo.ErrUnsupported):
 		return errUnsupported(err)
@@ -94,11 +94,14 @@ func IsPermanent(err error) bool {
 }
 
 // Failure messages are shown to the photo's owner, so they speak of the
-// photo, not of decoders.
+// photo, not of decoders, and say what will work: where the bytes are at
+// fault, uploading them again fails the same way (reuploadHelps).
 const (
-	failCorrupt   = "The photo could not be read: the file is damaged or incomplete. Please upload it again."
+	reexport = "export it again as a JPEG or PNG"
+
+	failCorrupt   = "The photo could not be read: the file is damaged or incomplete, so uploading the same file again will fail the same way. Open it in your photo app and " + reexport + ", then upload that copy."
 	failFormat    = "This file is not a photo we can read. Please upload a JPEG, PNG, WebP or HEIC photo."
-	failPixels    = "The photo has more than 50 megapixels. Please upload a smaller one."
+	failPixels    = "The photo has more than 50 megapixels. Export a smaller copy from your photo app and upload that."
 	failSize      = "The file is too large. Please upload a smaller photo."
 	failMissing   = "The uploaded file was lost before it could be processed. Please upload it again."
 	failGaveUp    = "We could not process this photo. Please upload it again."
@@ -115,6 +118,13 @@ const (
 	reasonSize        = "too_large"
 	reasonComplex     = "too_complex"
 )
+
+// failureWords is what the owner reads for each permanent reason.
+var failureWords = map[string]string{
+	reasonCorrupt: failCorrupt, reasonUnsupported: failFormat, reasonPixels: failPixels,
+	reasonSize: failSize, reasonComplex: failComplex, reasonChecksum: failChecksum,
+	reasonMissing: failMissing, reasonGaveUp: failGaveUp,
+}
 
 // reuploadHelps reports whether uploading the same bytes again can make a
 // photo that failed for reason ready. The photo's own faults would only

@@ -18,11 +18,11 @@ func checkKey(key string) error {
 		return nil
 	}
 	if len(key) > 255 {
-		return guidepost.Invalid(guidepost.FieldError{Field: keyField, Message: "must be at most 255 characters"})
+		return guidepost.Invalid(guidepost.Field(keyField, guidepost.FTOOLONG, "must be at most 255 characters"))
 	}
 	for _, r := range key {
 		if r < '!' || r > '~' {
-			return guidepost.Invalid(guidepost.FieldError{Field: keyField, Message: "must be printable ASCII without spaces"})
+			return guidepost.Invalid(guidepost.Field(keyField, guidepost.FINVALIDCHARS, "must be printable ASCII without spaces"))
 		}
 	}
 	return nil
@@ -70,12 +70,12 @@ func (s *Service) replay(ctx context.Context, held, use KeyUse) (UploadResult, e
 func heldError(held, use KeyUse) error {
 	switch {
 	case held.Fingerprint != use.Fingerprint:
-		return errUnprocessable(keyField, "was already used with a different file", nil)
+		return errUnprocessable(keyField, guidepost.FMISMATCH, "was already used with a different file", nil)
 	case !held.Done:
 		return &guidepost.Error{
 			Code:    guidepost.ECONFLICT,
 			Message: "a request with this Idempotency-Key is still in progress; retry in a moment",
-			Fields:  []guidepost.FieldError{{Field: keyField, Message: "is in use by a request in progress"}},
+			Fields:  []guidepost.FieldError{{Field: keyField, Code: guidepost.FINUSE, Message: "is in use by a request in progress"}},
 		}
 	}
 	return nil

@@ -10,9 +10,9 @@ import (
 // taken.
 const placeField = "location_from_media_id"
 
-func unprocessablePlace(message string) error {
+func unprocessablePlace(code, message string) error {
 	return &guidepost.Error{Code: guidepost.EUNPROCESSABLE, Message: placeField + ": " + message,
-		Fields: []guidepost.FieldError{{Field: placeField, Message: message}}}
+		Fields: []guidepost.FieldError{{Field: placeField, Code: code, Message: message}}}
 }
 
 // PlaceOf returns where userID's photo was taken, for pinning a guide
@@ -22,13 +22,13 @@ func (s *Service) PlaceOf(ctx context.Context, mediaID, userID string) (lat, lng
 	m, err := s.deps.Store.Get(ctx, mediaID)
 	switch {
 	case guidepost.ErrorCode(err) == guidepost.ENOTFOUND || err == nil && m.OwnerID != userID:
-		return 0, 0, unprocessablePlace("is not one of your photos")
+		return 0, 0, unprocessablePlace(guidepost.FNOTYOURS, "is not one of your photos")
 	case err != nil:
 		return 0, 0, err
 	case !m.Status.Finished():
-		return 0, 0, unprocessablePlace("the photo is still being processed; try again in a few seconds")
+		return 0, 0, unprocessablePlace(guidepost.FNOTREADY, "the photo is still being processed; try again in a few seconds")
 	case !m.Capture.HasGPS:
-		return 0, 0, unprocessablePlace("the photo has no location in its metadata")
+		return 0, 0, unprocessablePlace(guidepost.FNOLOCATION, "the photo has no location in its metadata")
 	}
 	return m.Capture.Lat, m.Capture.Lng, nil
 }

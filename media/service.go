@@ -170,6 +170,10 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
 // view adds the URLs. Presigning is local computation, no request to S3.
 func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, error) {
 	v := View{Media: m}
+	if words := failureWords[m.FailureReason]; m.Status == StatusFailed && words != "" {
+		// The words of today, also for photos that failed under older ones.
+		v.Failure = words
+	}
 	var err error
 	if m.Status == StatusReady {
 		if v.WebURL, err = s.publicURL(ctx, WebKey(m.ID)); err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -109,7 +108,7 @@ func checkSpot(ctx context.Context, tx pgx.Tx, lat, lng float64, except string) 
 	if n >= guides.MaxGuidesPerSpot {
 		msg := fmt.Sprintf("already holds %d guides within %d m: move the pin a little", guides.MaxGuidesPerSpot, guides.SpotRadiusM)
 		return &guidepost.Error{Code: guidepost.EUNPROCESSABLE, Message: "this spot " + msg,
-			Fields: []guidepost.FieldError{{Field: "lat", Message: msg}, {Field: "lng", Message: msg}}}
+			Fields: []guidepost.FieldError{{Field: "lat", Code: guidepost.FLIMITREACHED, Message: msg}, {Field: "lng", Code: guidepost.FLIMITREACHED, Message: msg}}}
 	}
 	return nil
 }
@@ -138,10 +137,9 @@ func writeError(err error) error {
 	return translate(err, "guide")
 }
 
-// checkMedia makes sure every id is a photo of author's that did not fail,
-// naming each bad one as media_ids[i]. keep lists photos the guide already
-// has (an update may keep a photo whatever state it is in). The rows are
-// locked against deletion until the transaction ends.
+// checkMedia makes sure every id is a photo of author's that did not fail
+// (guides.PhotoProblems). The rows are locked against deletion until the
+// transaction ends.
 func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []string) error {
 	if len(ids) == 0 {
 		return nil
@@ -149,41 +147,36 @@ func checkMedia(ctx context.Context, tx pgx.Tx, author string, ids, keep []strin
 	// FOR SHARE, not KEY SHARE: a photo being deleted (an UPDATE of its
 	// row, then its removal from guides) waits for this guide to commit,
 	// then takes the photo out of it too.
-	rows, err := tx.Query(ctx, `SELECT id::text, owner_id::text, status FROM media
-		WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL FOR SHARE`, ids)
+	found, err := photoRefs(ctx, tx, ids, " FOR SHARE")
 	if err != nil {
-		return translate(err, "media")
+		return err
 	}
-	type row struct {
-		owner  string
-		status media.Status
+	return guides.PhotoProblems(author, ids, keep, found).Err()
+}
+
+// PhotoRefs reads the photos a guide write lists, outside its transaction.
+func (s *Guides) PhotoRefs(ctx context.Context, ids []string) (map[string]guides.PhotoRef, error) {
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return id == "" })
+	return photoRefs(ctx, s.db.Pool, ids, "")
+}
+
+func photoRefs(ctx context.Context, q querier, ids []string, lock string) (map[string]guides.PhotoRef, error) {
+	rows, err := q.Query(ctx, `SELECT id::text, owner_id::text, status FROM media
+		WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`+lock, ids)
+	if err != nil {
+		return nil, translate(err, "media")
 	}
-	found := map[string]row{}
-	for rows.Next() {
-		var id string
-		var m row
-		if err := rows.Scan(&id, &m.owner, &m.status); err != nil {
-			rows.Close()
-			return err
-		}
+	found := map[string]guides.PhotoRef{}
+	var id string
+	var m guides.PhotoRef
+	_, err = pgx.ForEachRow(rows, []any{&id, &m.OwnerID, &m.Status}, func() error {
 		found[id] = m
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "media")
 	}
-	if err := rows.Err(); err != nil {
-		return translate(err, "media")
-	}
-	var f guidepost.Fields
-	for i, id := range ids {
-		field := "media_ids[" + strconv.Itoa(i) + "]"
-		m, ok := found[id]
-		switch {
-		case !ok || m.owner != author:
-			// One message for both, so nobody learns which ids exist.
-			f.Add(field, "is not a photo of yours")
-		case m.status == media.StatusFailed && !slices.Contains(keep, id):
-			f.Add(field, "failed processing; upload it again")
-		}
-	}
-	return f.Err()
+	return found, nil
 }
 
 func attachMedia(ctx context.Context, tx pgx.Tx, guideID string, ids []string) error {

@@ -174,9 +174,9 @@ func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) er
 		return translate(err, "guide")
 	}
 	if n > guides.MaxClusterScan {
-		return guidepost.Invalid(guidepost.FieldError{Field: "bbox", Message: fmt.Sprintf(
+		return guidepost.Invalid(guidepost.Field("bbox", guidepost.FOUTOFRANGE, fmt.Sprintf(
 			"holds about %d guides, more than the %d clustered at zoom %d and above: zoom out to %d or send a smaller viewport",
-			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)})
+			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)))
 	}
 	return nil
 }
