@@ -1,34 +1,19 @@
 package api_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
-	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
-
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
-	"github.com/guidepost/guidepost/guides"
-	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/media"
-	"github.com/guidepost/guidepost/objstore"
-	gsql "github.com/guidepost/guidepost/sql"
-	"github.com/guidepost/guidepost/worker"
 )
 
 // The callers every route is tried with.
@@ -48,31 +33,9 @@ type matrixRow struct {
 // /v1 route, public ones included; the operational routes ignore tokens.
 func TestAuthorisationMatrix(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { rdb.Close() })
-	clock := guidepost.SystemClock{}
-	secret := strings.Repeat("k", 32)
-	blobs := objstore.New(testkit.S3Config(t))
-	mediaSvc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
-		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: clock,
-		Uploads: gsql.NewUploads(db), Multipart: blobs}, media.Config{})
-	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock)
-	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(secret), mediaSvc)
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}, Direct: mediaSvc})
-	srv := httptest.NewServer(s.Handler())
-	t.Cleanup(srv.Close)
-	h := &harness{t: t, srv: srv}
-
-	signup := func(email string) (id, token string) {
-		r := h.do("POST", "/v1/auth/signup", "", `{"email":"`+email+`","password":"correct horse","display_name":"x"}`)
-		if r.status != 201 {
-			t.Fatalf("signup: %d %v", r.status, r.body)
-		}
-		return r.body["user"].(map[string]any)["id"].(string), r.body["access_token"].(string)
-	}
+	f := newFullStack(t)
+	h, s, db, secret, clock := f.harness, f.server, f.db, f.secret, guidepost.SystemClock{}
+	signup := func(email string) (id, token string) { return f.signup(email) }
 	ownerID, owner := signup("owner@example.com")
 	_, other := signup("other@example.com")
 	goneID, gone := signup("gone@example.com")
@@ -84,18 +47,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID, "")
 	tokens := []string{"", owner, other, expired, algNone(ownerID), wrongKey, gone}
 
-	photo, err := os.ReadFile("../testdata/photos/photo.jpg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	upload := func() (string, io.Reader) {
-		var body bytes.Buffer
-		mw := multipart.NewWriter(&body)
-		fw, _ := mw.CreateFormFile("file", "photo.jpg")
-		fw.Write(photo)
-		mw.Close()
-		return mw.FormDataContentType(), &body
-	}
+	upload := func() (string, io.Reader) { return photoForm(t) }
 	ct, body := upload()
 	mediaID := h.doRaw("POST", "/v1/media", owner, ct, body, 202)["id"].(string)
 	newGuide := func() string {

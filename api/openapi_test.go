@@ -95,3 +95,34 @@ func TestOversizedHeadersAre431(t *testing.T) {
 		t.Fatalf("GET /healthz with %d bytes of headers: %d, want 431", http.DefaultMaxHeaderBytes, resp.StatusCode)
 	}
 }
+
+// Every operation taking a JSON body documents the 415 a body of another
+// type gets.
+func TestJSONOperationsDocument415(t *testing.T) {
+	var doc struct {
+		Paths map[string]map[string]struct {
+			RequestBody *struct {
+				Content map[string]any `yaml:"content"`
+			} `yaml:"requestBody"`
+			Responses map[string]any `yaml:"responses"`
+		} `yaml:"paths"`
+	}
+	if err := yaml.Unmarshal(OpenAPI, &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if op.RequestBody == nil || op.RequestBody.Content["application/json"] == nil {
+				continue
+			}
+			n++
+			if op.Responses["415"] == nil {
+				t.Errorf("%s %s takes JSON but documents no 415", strings.ToUpper(method), path)
+			}
+		}
+	}
+	if n < 8 {
+		t.Fatalf("found %d operations taking JSON", n)
+	}
+}
