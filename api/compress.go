@@ -34,12 +34,15 @@ type encoder interface {
 	Reset(io.Writer)
 }
 
-// gzip level 5 and zstd's fastest level: on a whole-city viewport answer
-// they came within a few percent of the default levels' sizes at a
-// fraction of the CPU (BENCHMARKS.md).
+// gzip level 1 and zstd's fastest level. On the all-Seoul viewport answer
+// (42 KB) gzip 1 costs 44 µs of CPU for 8.8 KB where the default level 6
+// costs 89 µs for 8.0 KB; zstd's fastest 52 µs for 7.9 KB, smaller than
+// its own default level. A map answer costs ~23 µs to serve uncompressed,
+// so a slower level would more than triple it to save a few hundred bytes
+// (BENCHMARKS.md).
 var encoders = map[string]*sync.Pool{
 	codingGzip: {New: func() any {
-		w, _ := gzip.NewWriterLevel(nil, 5)
+		w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed)
 		return w
 	}},
 	codingZstd: {New: func() any {
