@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"maps"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -82,4 +84,66 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 	if explained := slices.Sorted(maps.Keys(fieldCodeDocs)); !slices.Equal(explained, fields) || !slices.Equal(documented, fields) {
 		t.Errorf("field codes: errors.go %v\npages %v\nopenapi.yaml %v", fields, explained, documented)
 	}
+}
+
+// Every field error the code base builds carries a code: a FieldError
+// literal with named fields must name Code (Field and Fields.Add take it
+// as an argument).
+func TestEveryFieldErrorHasACode(t *testing.T) {
+	n := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+		if err != nil {
+			return err
+		}
+		check := func(lit *ast.CompositeLit) {
+			if len(lit.Elts) == 0 {
+				return
+			}
+			n++
+			for _, e := range lit.Elts {
+				if kv, ok := e.(*ast.KeyValueExpr); !ok || kv.Key.(*ast.Ident).Name == "Code" {
+					return
+				}
+			}
+			t.Errorf("%s: a FieldError without a Code", path)
+		}
+		ast.Inspect(f, func(node ast.Node) bool {
+			lit, ok := node.(*ast.CompositeLit)
+			switch {
+			case !ok:
+			case isFieldErrorType(lit.Type):
+				check(lit)
+			case isFieldErrorList(lit.Type):
+				for _, e := range lit.Elts {
+					if inner, ok := e.(*ast.CompositeLit); ok && inner.Type == nil {
+						check(inner)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil || n < 5 {
+		t.Fatalf("read %d FieldError literals: %v", n, err)
+	}
+}
+
+func isFieldErrorList(e ast.Expr) bool {
+	a, ok := e.(*ast.ArrayType)
+	return ok && isFieldErrorType(a.Elt)
+}
+
+func isFieldErrorType(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name == "FieldError"
+	case *ast.SelectorExpr:
+		return e.Sel.Name == "FieldError"
+	}
+	return false
 }

@@ -25,7 +25,7 @@ func (s *Service) pin(ctx context.Context, userID, mediaID string, lat, lng **fl
 		return nil
 	}
 	if *lat != nil || *lng != nil {
-		return guidepost.Invalid(guidepost.FieldError{Field: "location_from_media_id", Message: "cannot be sent with lat and lng: send one or the other"})
+		return guidepost.Invalid(guidepost.Field("location_from_media_id", guidepost.FCONFLICT, "cannot be sent with lat and lng: send one or the other"))
 	}
 	if s.places == nil {
 		return guidepost.Errorf(guidepost.EUNAVAILABLE, "photos are not enabled on this server")
