@@ -198,3 +198,28 @@ func TestEventStreamsAreNotHeld(t *testing.T) {
 		t.Fatalf("the first event took %s: held until the handler ended", took)
 	}
 }
+
+// Files served with http.ServeContent (the map page): a whole file is
+// compressed under its own tag and revalidates to 304; a range is of the
+// identity bytes and is never compressed.
+func TestServeContentFilesCompressAndRange(t *testing.T) {
+	s := compressServer(t)
+	full := get(t, s, "/map/vendor/maplibre-gl.css", "Accept-Encoding", "gzip")
+	tag := full.Header().Get("ETag")
+	if full.Code != 200 || full.Header().Get("Content-Encoding") != "gzip" || !strings.HasSuffix(tag, `-gzip"`) ||
+		full.Header().Get("Accept-Ranges") != "" {
+		t.Fatalf("whole file: %d %v", full.Code, full.Header())
+	}
+	plain := get(t, s, "/map/vendor/maplibre-gl.css")
+	if !bytes.Equal(decode(t, "gzip", full.Body.Bytes()), plain.Body.Bytes()) {
+		t.Fatal("the gzipped file does not decode to the file")
+	}
+	if rec := get(t, s, "/map/vendor/maplibre-gl.css", "Accept-Encoding", "gzip", "If-None-Match", tag); rec.Code != 304 ||
+		rec.Header().Get("ETag") != tag {
+		t.Errorf("revalidating: %d %q", rec.Code, rec.Header().Get("ETag"))
+	}
+	part := get(t, s, "/map/vendor/maplibre-gl.css", "Accept-Encoding", "gzip", "Range", "bytes=0-99")
+	if part.Code != 206 || part.Header().Get("Content-Encoding") != "" || !bytes.Equal(part.Body.Bytes(), plain.Body.Bytes()[:100]) {
+		t.Errorf("range: %d %v", part.Code, part.Header())
+	}
+}
