@@ -13,11 +13,12 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/idempotency"
 )
 
 // GuideService is what the guide routes consume (guides.Service).
 type GuideService interface {
-	Create(ctx context.Context, authorID string, in guides.Input) (guides.Guide, error)
+	CreateOnce(ctx context.Context, authorID, key string, in guides.Input) (g guides.Guide, replayed bool, err error)
 	Get(ctx context.Context, id, viewerID string) (guides.Guide, error)
 	Update(ctx context.Context, id, userID string, p guides.Patch) (guides.Guide, error)
 	Delete(ctx context.Context, id, userID string) error
@@ -109,12 +110,16 @@ func (s *Server) createGuide(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	g, err := s.deps.Guides.Create(c.Request.Context(), auth.UserID(c.Request.Context()), guides.Input{
+	ctx := c.Request.Context()
+	g, replayed, err := s.deps.Guides.CreateOnce(ctx, auth.UserID(ctx), c.GetHeader(idempotency.Header), guides.Input{
 		Title: in.Title, Body: in.Body, Lat: in.Lat, Lng: in.Lng, LocationFromMediaID: in.From, MediaIDs: in.MediaIDs, Tags: in.Tags,
 	})
 	if err != nil {
 		fail(c, err)
 		return
+	}
+	if replayed {
+		c.Header("Idempotent-Replayed", "true")
 	}
 	c.Header("Location", "/v1/guides/"+g.ID)
 	c.JSON(http.StatusCreated, toGuideJSON(g))

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
 )
 
@@ -19,7 +20,8 @@ type Service struct {
 	clock  Clock
 	cursor cursorSigner
 	urls   MediaURLs
-	places Places // optional: location_from_media_id
+	places Places              // optional: location_from_media_id
+	keys   *idempotency.Keeper // optional: Idempotency-Key on CreateOnce
 }
 
 // NewService wires the use cases. cursorKey signs nearby cursors (see

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/idempotency"
 )
 
 // uploadsScope keeps direct-upload keys apart from POST /v1/media's.
@@ -33,23 +34,26 @@ func (s *Service) StartUpload(ctx context.Context, in NewUpload) (StartResult, e
 	if in.IdempotencyKey == "" {
 		return s.startUpload(ctx, in)
 	}
-	now := s.deps.Clock.Now()
-	use := KeyUse{OwnerID: in.OwnerID, Scope: uploadsScope, Key: in.IdempotencyKey, At: now,
-		Fingerprint: fmt.Sprintf("%s/%d/%s", in.SHA256, in.Bytes, in.ContentType)}
-	held, claimed, err := s.deps.Keys.Claim(ctx, use, now.Add(-s.cfg.KeyLease), now.Add(-s.cfg.KeyTTL))
-	if err != nil {
+	var res StartResult
+	held, replay, err := s.keeper().Run(ctx, idempotency.Request{OwnerID: in.OwnerID, Scope: uploadsScope,
+		Key: in.IdempotencyKey, Fingerprint: fmt.Sprintf("%s/%d/%s", in.SHA256, in.Bytes, in.ContentType),
+		Body: "declaration"},
+		func() (string, string, error) {
+			var err error
+			res, err = s.startUpload(ctx, in)
+			id := res.Ticket.ID
+			if res.Outcome == Duplicate {
+				id = res.Existing.ID
+			}
+			return string(res.Outcome), id, err
+		})
+	switch {
+	case err != nil:
 		return StartResult{}, err
+	case replay:
+		return s.replayStart(ctx, held)
 	}
-	if !claimed {
-		return s.replayStart(ctx, held, use)
-	}
-	res, err := s.startUpload(ctx, in)
-	id := res.Ticket.ID
-	if res.Outcome == Duplicate {
-		id = res.Existing.ID
-	}
-	s.settle(ctx, use, res.Outcome, id, err)
-	return res, err
+	return res, nil
 }
 
 func (s *Service) directOn() error {
@@ -182,11 +186,8 @@ func (s *Service) abortStore(ctx context.Context, u Upload) {
 }
 
 // replayStart answers a repeated StartUpload from the first one's outcome.
-func (s *Service) replayStart(ctx context.Context, held, use KeyUse) (StartResult, error) {
-	if err := heldError(held, use); err != nil {
-		return StartResult{}, err
-	}
-	if held.Outcome == Duplicate {
+func (s *Service) replayStart(ctx context.Context, held KeyUse) (StartResult, error) {
+	if Outcome(held.Outcome) == Duplicate {
 		m, err := s.deps.Store.Get(ctx, held.ResourceID)
 		if err != nil {
 			return StartResult{}, err
@@ -194,7 +195,7 @@ func (s *Service) replayStart(ctx context.Context, held, use KeyUse) (StartResul
 		res, err := s.result(ctx, m, Duplicate)
 		return StartResult{Existing: res, Outcome: Duplicate, Replayed: true}, err
 	}
-	t, err := s.UploadStatus(ctx, held.ResourceID, use.OwnerID)
+	t, err := s.UploadStatus(ctx, held.ResourceID, held.OwnerID)
 	return StartResult{Ticket: t, Outcome: UploadStarted, Replayed: true}, err
 }
 

@@ -59,9 +59,6 @@ func probeRefusal(err error) error {
 	return err
 }
 
-// keyField is how the API names the Idempotency-Key header in errors.
-const keyField = "Idempotency-Key"
-
 // TaskError is a derive failure. Permanent ones will fail the same way on
 // every retry (the photo itself is bad), so the worker must not retry them;
 // the others (storage, database) should be retried with backoff.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media/photo"
 )
 
@@ -60,36 +61,12 @@ type Usage struct {
 	Bytes  int64
 }
 
-// Keys records Idempotency-Key uses.
-type Keys interface {
-	// Claim reserves key for this request unless another use holds it; it
-	// then returns that use instead (claimed false). An expired record, or
-	// an in-flight one abandoned before staleBefore with the same
-	// fingerprint, is taken over.
-	Claim(ctx context.Context, k KeyUse, staleBefore, expiredBefore time.Time) (held KeyUse, claimed bool, err error)
-	// Complete records how the claimed use ended, for replays. Complete and
-	// Release act only on the claim k itself made (its At is the claim's
-	// token): once a request outlives KeyLease, another may take its key
-	// over, and the stale one must not overwrite or free the new claim.
-	// Complete then answers ECONFLICT; Release does nothing.
-	Complete(ctx context.Context, k KeyUse) error
-	// Release forgets an in-flight claim whose request failed, so the client
-	// may retry with the same key.
-	Release(ctx context.Context, k KeyUse) error
-	DeleteExpired(ctx context.Context, before time.Time) (int64, error)
-}
+// Keys records Idempotency-Key uses; the idempotency package owns the
+// claim, and the sql package stores it for every feature.
+type Keys = idempotency.Store
 
 // KeyUse is one use of an Idempotency-Key.
-type KeyUse struct {
-	OwnerID     string
-	Scope       string
-	Key         string
-	Fingerprint string
-	Done        bool
-	Outcome     Outcome   // when Done
-	ResourceID  string    // when Done
-	At          time.Time // when claimed; identifies the claim
-}
+type KeyUse = idempotency.Use
 
 // Blobs is the object store. Errors use the guidepost vocabulary
 // (ENOTFOUND, EUNAVAILABLE).

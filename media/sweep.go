@@ -39,7 +39,7 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 	if err := s.abortAbandoned(ctx, &r); err != nil {
 		errs = append(errs, fmt.Errorf("direct uploads: %w", err))
 	}
-	n, err := s.deps.Keys.DeleteExpired(ctx, s.deps.Clock.Now().Add(-s.cfg.KeyTTL))
+	n, err := s.keeper().Expire(ctx)
 	if err != nil {
 		errs = append(errs, fmt.Errorf("idempotency keys: %w", err))
 	}

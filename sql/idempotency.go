@@ -5,14 +5,15 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/idempotency"
 )
 
 // IdempotencyKeys records Idempotency-Key uses in PostgreSQL, beside the rows
-// they protect, so uploads keep their guarantees while Redis is down.
+// they protect, so creating requests keep their guarantees while Redis is
+// down.
 type IdempotencyKeys struct{ db *DB }
 
-var _ media.Keys = (*IdempotencyKeys)(nil)
+var _ idempotency.Store = (*IdempotencyKeys)(nil)
 
 // NewIdempotencyKeys returns the PostgreSQL key store.
 func NewIdempotencyKeys(db *DB) *IdempotencyKeys { return &IdempotencyKeys{db: db} }
@@ -22,7 +23,7 @@ func NewIdempotencyKeys(db *DB) *IdempotencyKeys { return &IdempotencyKeys{db: d
 // must still be refused). Otherwise it returns the record that holds the
 // key. The insert-or-read loop covers a record released between the two
 // statements.
-func (s *IdempotencyKeys) Claim(ctx context.Context, k media.KeyUse, staleBefore, expiredBefore time.Time) (media.KeyUse, bool, error) {
+func (s *IdempotencyKeys) Claim(ctx context.Context, k idempotency.Use, staleBefore, expiredBefore time.Time) (idempotency.Use, bool, error) {
 	for range 3 {
 		tag, err := s.db.Pool.Exec(ctx,
 			`INSERT INTO idempotency_keys AS k (owner_id, scope, key, fingerprint, state, created_at, updated_at)
@@ -34,7 +35,7 @@ func (s *IdempotencyKeys) Claim(ctx context.Context, k media.KeyUse, staleBefore
 			      OR (k.state = 'in_flight' AND k.updated_at < $7 AND k.fingerprint = excluded.fingerprint)`,
 			k.OwnerID, k.Scope, k.Key, k.Fingerprint, k.At, expiredBefore, staleBefore)
 		if err != nil {
-			return media.KeyUse{}, false, translate(err, "idempotency key")
+			return idempotency.Use{}, false, translate(err, "idempotency key")
 		}
 		if tag.RowsAffected() == 1 {
 			return k, true, nil
@@ -45,11 +46,11 @@ func (s *IdempotencyKeys) Claim(ctx context.Context, k media.KeyUse, staleBefore
 		}
 		return held, false, err
 	}
-	return media.KeyUse{}, false, guidepost.Errorf(guidepost.ECONFLICT, "the Idempotency-Key is contended; retry in a moment")
+	return idempotency.Use{}, false, guidepost.Errorf(guidepost.ECONFLICT, "the Idempotency-Key is contended; retry in a moment")
 }
 
-func (s *IdempotencyKeys) get(ctx context.Context, k media.KeyUse) (media.KeyUse, error) {
-	held := media.KeyUse{OwnerID: k.OwnerID, Scope: k.Scope, Key: k.Key}
+func (s *IdempotencyKeys) get(ctx context.Context, k idempotency.Use) (idempotency.Use, error) {
+	held := idempotency.Use{OwnerID: k.OwnerID, Scope: k.Scope, Key: k.Key}
 	var state string
 	var outcome, resource *string
 	err := s.db.Pool.QueryRow(ctx,
@@ -57,11 +58,11 @@ func (s *IdempotencyKeys) get(ctx context.Context, k media.KeyUse) (media.KeyUse
 		 WHERE owner_id = $1 AND scope = $2 AND key = $3`, k.OwnerID, k.Scope, k.Key).
 		Scan(&held.Fingerprint, &state, &outcome, &resource, &held.At)
 	if err != nil {
-		return media.KeyUse{}, translate(err, "idempotency key")
+		return idempotency.Use{}, translate(err, "idempotency key")
 	}
 	held.Done = state == "done"
 	if outcome != nil {
-		held.Outcome = media.Outcome(*outcome)
+		held.Outcome = *outcome
 	}
 	if resource != nil {
 		held.ResourceID = *resource
@@ -74,11 +75,11 @@ func (s *IdempotencyKeys) get(ctx context.Context, k media.KeyUse) (media.KeyUse
 // claiming request's At, which Claim writes on insert and on takeover): a
 // takeover needs the old claim to be KeyLease old, so two claims of one key
 // never share it.
-func (s *IdempotencyKeys) Complete(ctx context.Context, k media.KeyUse) error {
+func (s *IdempotencyKeys) Complete(ctx context.Context, k idempotency.Use) error {
 	tag, err := s.db.Pool.Exec(ctx,
 		`UPDATE idempotency_keys SET state = 'done', outcome = $4, resource_id = $5, updated_at = $6
 		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND created_at = $6`,
-		k.OwnerID, k.Scope, k.Key, string(k.Outcome), k.ResourceID, k.At)
+		k.OwnerID, k.Scope, k.Key, k.Outcome, k.ResourceID, k.At)
 	if err != nil {
 		return translate(err, "idempotency key")
 	}
@@ -90,7 +91,7 @@ func (s *IdempotencyKeys) Complete(ctx context.Context, k media.KeyUse) error {
 
 // Release deletes only this use's own in-flight claim: never a finished
 // record, nor the claim of a request that took the key over.
-func (s *IdempotencyKeys) Release(ctx context.Context, k media.KeyUse) error {
+func (s *IdempotencyKeys) Release(ctx context.Context, k idempotency.Use) error {
 	_, err := s.db.Pool.Exec(ctx,
 		`DELETE FROM idempotency_keys
 		 WHERE owner_id = $1 AND scope = $2 AND key = $3 AND state = 'in_flight' AND created_at = $4`,

@@ -180,13 +180,13 @@ func TestIdempotencyKeyClaims(t *testing.T) {
 		t.Fatal("an abandoned key was not taken over by the same body")
 	}
 	done := use
-	done.Done, done.Outcome, done.ResourceID = true, media.Accepted, uuid.NewString()
+	done.Done, done.Outcome, done.ResourceID = true, string(media.Accepted), uuid.NewString()
 	if err := keys.Complete(ctx, done); err != nil {
 		t.Fatal(err)
 	}
 	keys.Release(ctx, use) // must not forget a finished use
 	held, ok := claim(use, t0.Add(3*time.Hour))
-	if ok || !held.Done || held.Outcome != media.Accepted || held.ResourceID != done.ResourceID {
+	if ok || !held.Done || held.Outcome != string(media.Accepted) || held.ResourceID != done.ResourceID {
 		t.Fatalf("after complete: claimed %v, %+v", ok, held)
 	}
 	if _, ok := claim(other, t0.Add(25*time.Hour)); !ok {
@@ -321,18 +321,18 @@ func TestIdempotencyKeyStaleClaimCannotTouchItsSuccessor(t *testing.T) {
 	}
 	inFlight(fresh.At)
 	done := stale
-	done.Done, done.Outcome, done.ResourceID = true, media.Duplicate, uuid.NewString()
+	done.Done, done.Outcome, done.ResourceID = true, string(media.Duplicate), uuid.NewString()
 	if err := keys.Complete(ctx, done); guidepost.ErrorCode(err) != guidepost.ECONFLICT {
 		t.Fatalf("the stale request completing: want ECONFLICT, got %v", err)
 	}
 	inFlight(fresh.At)
 	done = fresh
-	done.Done, done.Outcome, done.ResourceID = true, media.Accepted, uuid.NewString()
+	done.Done, done.Outcome, done.ResourceID = true, string(media.Accepted), uuid.NewString()
 	if err := keys.Complete(ctx, done); err != nil {
 		t.Fatalf("the fresh request completing: %v", err)
 	}
 	held, ok, err := keys.Claim(ctx, stale, fresh.At, fresh.At.Add(-24*time.Hour))
-	if err != nil || ok || !held.Done || held.Outcome != media.Accepted || held.ResourceID != done.ResourceID {
+	if err != nil || ok || !held.Done || held.Outcome != string(media.Accepted) || held.ResourceID != done.ResourceID {
 		t.Fatalf("after the fresh request: claimed %v, %+v, %v", ok, held, err)
 	}
 	if err := keys.Release(ctx, fresh); err != nil {

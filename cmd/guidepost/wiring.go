@@ -20,6 +20,7 @@ import (
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 	"github.com/guidepost/guidepost/ratelimit"
@@ -171,7 +172,8 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stop := a.guideStore(ctx)
-	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc)
+	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
+		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")})
 	return stop
 }
 
