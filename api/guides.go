@@ -24,6 +24,7 @@ type GuideService interface {
 	Delete(ctx context.Context, id, userID string) error
 	Nearby(ctx context.Context, p guides.NearbyParams) (guides.NearbyPage, error)
 	InBBox(ctx context.Context, p guides.BBoxParams) (guides.BBoxPage, error)
+	Mine(ctx context.Context, p guides.MineParams) (guides.MinePage, error)
 	Clusters(ctx context.Context, p guides.ClusterParams) ([]guides.Cluster, error)
 	VectorTile(ctx context.Context, p guides.VectorTileParams) ([]byte, error)
 	Like(ctx context.Context, id, userID string) (guides.LikeState, error)
@@ -78,7 +79,7 @@ type guideJSON struct {
 func toGuideJSON(g guides.Guide) guideJSON {
 	j := guideJSON{
 		ID: g.ID, Author: guideAuthorJSON{ID: g.Author.ID, DisplayName: g.Author.DisplayName},
-		Title: g.Title, Body: g.Body, Lat: g.Lat, Lng: g.Lng, Tags: g.Tags,
+		Title: g.Title, Body: g.Body, Lat: guides.RoundCoordinate(g.Lat), Lng: guides.RoundCoordinate(g.Lng), Tags: g.Tags,
 		Media: make([]mediaJSON, len(g.Media)), LikeCount: g.LikeCount, LikedByMe: g.LikedByMe,
 		CreatedAt: timestamp(g.CreatedAt), UpdatedAt: timestamp(g.UpdatedAt),
 	}
@@ -167,7 +168,7 @@ func (s *Server) deleteGuide(c *gin.Context) {
 }
 
 type likeJSON struct {
-	Liked     bool  `json:"liked"`
+	LikedByMe bool  `json:"liked_by_me"`
 	LikeCount int64 `json:"like_count"`
 }
 
@@ -177,7 +178,7 @@ func (s *Server) likeGuide(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, likeJSON{Liked: st.Liked, LikeCount: st.LikeCount})
+	c.JSON(http.StatusOK, likeJSON{LikedByMe: st.Liked, LikeCount: st.LikeCount})
 }
 
 func (s *Server) unlikeGuide(c *gin.Context) {
@@ -186,7 +187,7 @@ func (s *Server) unlikeGuide(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, likeJSON{Liked: st.Liked, LikeCount: st.LikeCount})
+	c.JSON(http.StatusOK, likeJSON{LikedByMe: st.Liked, LikeCount: st.LikeCount})
 }
 
 // queryParams reads a list route's query string strictly: an unknown or
@@ -263,9 +264,10 @@ func (q *queryParams) bbox(name string) *guides.BBox {
 }
 
 func (s *Server) nearbyGuides(c *gin.Context) {
-	q := newQueryParams(c, "lat", "lng", "radius_m", "limit", "cursor", "tag")
+	q := newQueryParams(c, "lat", "lng", "radius_m", "limit", "cursor", "tag", "q")
 	p := guides.NearbyParams{Lat: q.float("lat"), Lng: q.float("lng"), RadiusM: q.float("radius_m"),
-		Limit: q.int("limit"), Cursor: q.str("cursor"), Tag: q.str("tag")}
+		Limit: q.int("limit"), Cursor: q.str("cursor"), Tag: q.str("tag"), Text: q.str("q"),
+		ViewerID: auth.UserID(c.Request.Context())}
 	if err := q.fields.Err(); err != nil {
 		fail(c, err)
 		return
@@ -275,14 +277,20 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	answer := itemsAnswer(page.Items, true, "next_cursor", func(b []byte) []byte { return appendNullable(b, page.NextCursor) })
+	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor))
 	defer releaseAnswer(answer)
 	c.Data(http.StatusOK, answerType, *answer)
 }
 
+// cursorField is a list answer's next_cursor: null on the last page.
+func cursorField(cursor string) answerField {
+	return answerField{"next_cursor", func(b []byte) []byte { return appendNullable(b, cursor) }}
+}
+
 func (s *Server) guidesInBBox(c *gin.Context) {
-	q := newQueryParams(c, "bbox", "limit", "tag")
-	p := guides.BBoxParams{BBox: q.bbox("bbox"), Limit: q.int("limit"), Tag: q.str("tag")}
+	q := newQueryParams(c, "bbox", "limit", "cursor", "tag", "q")
+	p := guides.BBoxParams{BBox: q.bbox("bbox"), Limit: q.int("limit"), Cursor: q.str("cursor"), Tag: q.str("tag"),
+		Text: q.str("q"), ViewerID: auth.UserID(c.Request.Context())}
 	if err := q.fields.Err(); err != nil {
 		fail(c, err)
 		return
@@ -292,7 +300,8 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	answer := itemsAnswer(page.Items, false, "truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) })
+	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor),
+		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) }})
 	defer releaseAnswer(answer)
 	c.Data(http.StatusOK, answerType, *answer)
 }

@@ -19,16 +19,26 @@ import (
 
 var answerBufs = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
-// itemsAnswer encodes {"items":[…],<key>:<tail>}, gin.H's sorted key
-// order, and hands the bytes to send, then put back with releaseAnswer.
-func itemsAnswer(items []guides.Item, withDistance bool, key string, tail func([]byte) []byte) *[]byte {
+// answerField is one member after "items" in a list answer.
+type answerField struct {
+	key   string
+	value func([]byte) []byte
+}
+
+// itemsAnswer encodes {"items":[…],<key>:<value>,…} (fields in gin.H's
+// sorted key order) and hands the bytes to send, then put back with
+// releaseAnswer.
+func itemsAnswer(items []guides.Item, withDistance bool, fields ...answerField) *[]byte {
 	bp := answerBufs.Get().(*[]byte)
 	b := append((*bp)[:0], `{"items":`...)
 	b = appendItems(b, items, withDistance)
-	b = append(b, ',')
-	b = appendString(b, key)
-	b = append(b, ':')
-	*bp = append(tail(b), '}')
+	for _, f := range fields {
+		b = append(b, ',')
+		b = appendString(b, f.key)
+		b = append(b, ':')
+		b = f.value(b)
+	}
+	*bp = append(b, '}')
 	return bp
 }
 
@@ -40,40 +50,62 @@ func releaseAnswer(bp *[]byte) {
 
 func appendItems(b []byte, items []guides.Item, withDistance bool) []byte {
 	b = append(b, '[')
-	for i, it := range items {
+	for i := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"id":`...)
-		b = appendString(b, it.ID)
-		b = append(b, `,"title":`...)
-		b = appendString(b, it.Title)
-		b = append(b, `,"lat":`...)
-		b = appendFloat(b, it.Lat)
-		b = append(b, `,"lng":`...)
-		b = appendFloat(b, it.Lng)
-		if withDistance {
-			b = append(b, `,"distance_m":`...)
-			b = appendFloat(b, guides.RoundDistance(it.DistanceM))
-		}
-		b = append(b, `,"like_count":`...)
-		b = strconv.AppendInt(b, it.LikeCount, 10)
-		b = append(b, `,"tags":[`...)
-		for j, tag := range it.Tags {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = appendString(b, tag)
-		}
-		b = append(b, `],"thumbnail_url":`...)
-		b = appendNullable(b, it.ThumbURL)
-		b = append(b, `,"thumbhash":`...)
-		b = appendNullable(b, it.Cover.ThumbHash)
-		b = append(b, `,"created_at":`...)
-		b = appendTime(b, it.CreatedAt)
-		b = append(b, '}')
+		b = appendItem(b, &items[i], withDistance)
 	}
 	return append(b, ']')
+}
+
+func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, it.ID)
+	b = append(b, `,"author":{"id":`...)
+	b = appendString(b, it.Author.ID)
+	b = append(b, `,"display_name":`...)
+	b = appendString(b, it.Author.DisplayName)
+	b = append(b, `},"title":`...)
+	b = appendString(b, it.Title)
+	b = append(b, `,"lat":`...)
+	b = appendFloat(b, guides.RoundCoordinate(it.Lat))
+	b = append(b, `,"lng":`...)
+	b = appendFloat(b, guides.RoundCoordinate(it.Lng))
+	if withDistance {
+		b = append(b, `,"distance_m":`...)
+		b = appendFloat(b, guides.RoundDistance(it.DistanceM))
+	}
+	b = append(b, `,"like_count":`...)
+	b = strconv.AppendInt(b, it.LikeCount, 10)
+	b = append(b, `,"liked_by_me":`...)
+	b = strconv.AppendBool(b, it.LikedByMe)
+	b = append(b, `,"photo_count":`...)
+	b = strconv.AppendInt(b, int64(it.PhotoCount), 10)
+	b = append(b, `,"tags":[`...)
+	for j, tag := range it.Tags {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, tag)
+	}
+	b = append(b, `],"cover":`...)
+	if it.Cover.MediaID == "" {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, `{"id":`...)
+		b = appendString(b, it.Cover.MediaID)
+		b = append(b, `,"status":`...)
+		b = appendString(b, string(it.Cover.Status))
+		b = append(b, `,"thumbhash":`...)
+		b = appendNullable(b, it.Cover.ThumbHash)
+		b = append(b, `,"urls":{"thumbnail":`...)
+		b = appendNullable(b, it.ThumbURL)
+		b = append(b, "}}"...)
+	}
+	b = append(b, `,"created_at":`...)
+	b = appendTime(b, it.CreatedAt)
+	return append(b, '}')
 }
 
 func appendNullable(b []byte, s string) []byte {

@@ -13,31 +13,48 @@ import (
 )
 
 // guideItemJSON and toItemsJSON are the list items' wire form as
-// encoding/json wrote it before appendItems: the reference it must match.
+// encoding/json writes it: the reference appendItems must match.
 type guideItemJSON struct {
-	ID           string    `json:"id"`
-	Title        string    `json:"title"`
-	Lat          float64   `json:"lat"`
-	Lng          float64   `json:"lng"`
-	DistanceM    *float64  `json:"distance_m,omitempty"`
-	LikeCount    int64     `json:"like_count"`
-	Tags         []string  `json:"tags"`
-	ThumbnailURL *string   `json:"thumbnail_url"`
-	ThumbHash    *string   `json:"thumbhash"`
-	CreatedAt    timestamp `json:"created_at"`
+	ID         string          `json:"id"`
+	Author     guideAuthorJSON `json:"author"`
+	Title      string          `json:"title"`
+	Lat        float64         `json:"lat"`
+	Lng        float64         `json:"lng"`
+	DistanceM  *float64        `json:"distance_m,omitempty"`
+	LikeCount  int64           `json:"like_count"`
+	LikedByMe  bool            `json:"liked_by_me"`
+	PhotoCount int             `json:"photo_count"`
+	Tags       []string        `json:"tags"`
+	Cover      *coverJSON      `json:"cover"`
+	CreatedAt  timestamp       `json:"created_at"`
+}
+
+type coverJSON struct {
+	ID        string  `json:"id"`
+	Status    string  `json:"status"`
+	ThumbHash *string `json:"thumbhash"`
+	URLs      struct {
+		Thumbnail *string `json:"thumbnail"`
+	} `json:"urls"`
 }
 
 func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 	out := make([]guideItemJSON, len(items))
 	for i, it := range items {
-		out[i] = guideItemJSON{ID: it.ID, Title: it.Title, Lat: it.Lat, Lng: it.Lng, LikeCount: it.LikeCount,
-			Tags: it.Tags, ThumbnailURL: nullable(it.ThumbURL), ThumbHash: nullable(it.Cover.ThumbHash), CreatedAt: timestamp(it.CreatedAt)}
+		out[i] = guideItemJSON{ID: it.ID, Author: guideAuthorJSON{ID: it.Author.ID, DisplayName: it.Author.DisplayName},
+			Title: it.Title, Lat: guides.RoundCoordinate(it.Lat), Lng: guides.RoundCoordinate(it.Lng),
+			LikeCount: it.LikeCount, LikedByMe: it.LikedByMe, PhotoCount: it.PhotoCount, Tags: it.Tags, CreatedAt: timestamp(it.CreatedAt)}
 		if out[i].Tags == nil {
 			out[i].Tags = []string{}
 		}
 		if withDistance {
 			d := guides.RoundDistance(it.DistanceM)
 			out[i].DistanceM = &d
+		}
+		if it.Cover.MediaID != "" {
+			c := &coverJSON{ID: it.Cover.MediaID, Status: string(it.Cover.Status), ThumbHash: nullable(it.Cover.ThumbHash)}
+			c.URLs.Thumbnail = nullable(it.ThumbURL)
+			out[i].Cover = c
 		}
 	}
 	return out
@@ -49,11 +66,15 @@ func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 func TestItemsEncodingMatchesEncodingJSON(t *testing.T) {
 	created := time.Date(2026, 3, 4, 5, 6, 7, 891000000, time.UTC)
 	items := []guides.Item{
-		{ID: "019be961-e7b5-71fc-b723-d1d3a0f0c268", Title: "Hidden gallery #39406", Lat: 37.566840921884435,
-			Lng: 126.97850970044489, DistanceM: 58.7812, LikeCount: 3, Tags: []string{"history", "park"}, CreatedAt: created},
-		{ID: "b", Title: `Tom & Jerry's <café> "quoted" \ back`, Lat: -0.0000001, Lng: 1e21, DistanceM: 0,
-			LikeCount: -1, Tags: []string{}, ThumbURL: "https://s3.example/t.jpg?X-Amz-Signature=ab&x=<y>",
-			Cover: guides.Cover{ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI"}, CreatedAt: created.In(time.FixedZone("KST", 9*3600))},
+		{ID: "019be961-e7b5-71fc-b723-d1d3a0f0c268", Author: guides.Author{ID: "019be961-e7b5-71fc-b723-d1d3a0f0c269", DisplayName: "Guest KG5X45"},
+			Title: "Hidden gallery #39406", Lat: 37.566840921884435, Lng: 126.97850970044489, DistanceM: 58.7812, LikeCount: 3,
+			LikedByMe: true, PhotoCount: 4, Tags: []string{"history", "park"}, CreatedAt: created},
+		{ID: "b", Author: guides.Author{DisplayName: "<안나> & \"Ana\""}, Title: `Tom & Jerry's <café> "quoted" \ back`,
+			Lat: -0.0000001, Lng: 126.98428200000001, DistanceM: 0, LikeCount: -1, Tags: []string{},
+			ThumbURL: "https://s3.example/t.jpg?X-Amz-Signature=ab&x=<y>",
+			Cover:    guides.Cover{MediaID: "m", Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI"}, CreatedAt: created.In(time.FixedZone("KST", 9*3600))},
+		{ID: "p", Title: "pending cover", Lat: -33.86785, Lng: 151.20732, Cover: guides.Cover{MediaID: "m2", Status: "pending"},
+			CreatedAt: created},
 		{ID: "c", Title: "ctl\x00\x1f\n\t\u2028\u2029 서울 \xff\xfe bad", Lat: 90, Lng: -180, DistanceM: 1234567.891,
 			LikeCount: math.MaxInt64, Tags: []string{"", "태그", "a\"b"}, CreatedAt: time.Time{}},
 		{ID: "d", Title: "", Lat: 1e-7, Lng: 123456789012345678901234.0, DistanceM: 0.004999, CreatedAt: created.Add(time.Nanosecond)},
@@ -64,15 +85,16 @@ func TestItemsEncodingMatchesEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got := itemsAnswer(items, withDistance, "next_cursor", func(b []byte) []byte { return appendNullable(b, cursor) })
+			got := itemsAnswer(items, withDistance, cursorField(cursor))
 			if string(*got) != string(want) {
 				t.Errorf("distance %v, cursor %q:\n got %s\nwant %s", withDistance, cursor, *got, want)
 			}
 			releaseAnswer(got)
 		}
 		for _, truncated := range []bool{false, true} {
-			want, _ := json.Marshal(gin.H{"items": toItemsJSON(items, withDistance), "truncated": truncated})
-			got := itemsAnswer(items, withDistance, "truncated", func(b []byte) []byte { return strconv.AppendBool(b, truncated) })
+			want, _ := json.Marshal(gin.H{"items": toItemsJSON(items, withDistance), "next_cursor": nullable("x"), "truncated": truncated})
+			got := itemsAnswer(items, withDistance, cursorField("x"),
+				answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, truncated) }})
 			if string(*got) != string(want) {
 				t.Errorf("truncated %v:\n got %s\nwant %s", truncated, *got, want)
 			}
@@ -80,7 +102,7 @@ func TestItemsEncodingMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 	empty, _ := json.Marshal(gin.H{"items": toItemsJSON(nil, true), "next_cursor": nil})
-	if got := itemsAnswer(nil, true, "next_cursor", func(b []byte) []byte { return appendNullable(b, "") }); string(*got) != string(empty) {
+	if got := itemsAnswer(nil, true, cursorField("")); string(*got) != string(empty) {
 		t.Errorf("no items: %s; want %s", *got, empty)
 	}
 }

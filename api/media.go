@@ -27,6 +27,8 @@ type MediaService interface {
 	Spool(body io.Reader) (*media.Spooled, error)
 	Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error)
 	Get(ctx context.Context, id, viewerID string) (media.View, error)
+	GetMany(ctx context.Context, ids []string, viewerID string) (media.Batch, error)
+	Mine(ctx context.Context, ownerID string, limit *int, cursor string) (media.MinePage, error)
 	Delete(ctx context.Context, id, userID string) error
 }
 
@@ -37,11 +39,13 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 			fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "photos are not enabled on this server"))
 		}
 		v1.POST("/media", off)
+		v1.GET("/media", off)
 		v1.GET("/media/:id", off)
 		v1.DELETE("/media/:id", off)
 		return
 	}
 	v1.POST("/media", s.requireUser, s.limit(s.deps.Rates.Upload, byAccount), s.uploads.admit, s.uploadMedia)
+	v1.GET("/media", s.getMediaBatch)
 	v1.GET("/media/:id", s.getMedia)
 	v1.DELETE("/media/:id", s.requireUser, s.deleteMedia)
 }

@@ -123,6 +123,7 @@ func (s *Server) routes() {
 	s.uploadRoutes(v1)
 	s.guideRoutes(v1)
 	s.tileRoutes(v1)
+	s.meRoutes(v1)
 }
 
 // admit puts an upload in its own pool (uploadGate, after it is

@@ -42,7 +42,13 @@ func (a *acceptAll) Upload(_ context.Context, in media.UploadInput) (media.Uploa
 		OwnerID: in.OwnerID, Status: media.StatusPending, Bytes: in.File.Size(), SHA256: in.File.SHA256()}}, Outcome: media.Accepted}, nil
 }
 func (*acceptAll) Get(context.Context, string, string) (media.View, error) { return media.View{}, nil }
-func (*acceptAll) Delete(context.Context, string, string) error            { return nil }
+func (*acceptAll) GetMany(context.Context, []string, string) (media.Batch, error) {
+	return media.Batch{}, nil
+}
+func (*acceptAll) Mine(context.Context, string, *int, string) (media.MinePage, error) {
+	return media.MinePage{}, nil
+}
+func (*acceptAll) Delete(context.Context, string, string) error { return nil }
 func (a *acceptAll) Spool(r io.Reader) (*media.Spooled, error) {
 	return media.Spool(r, a.UploadLimit())
 }

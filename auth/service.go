@@ -76,12 +76,17 @@ func (in *SignupInput) validate() error {
 		f.Add("email", guidepost.FINVALIDFORMAT, "must be a valid email address")
 	}
 	f = append(f, guidepost.ErrorFields(checkPasswordRule("password", in.Password))...)
-	if n := utf8.RuneCountInString(in.DisplayName); n < 1 || n > 64 {
+	checkDisplayName(&f, in.DisplayName)
+	return f.Err()
+}
+
+// checkDisplayName wants 1 to 64 characters a person can read.
+func checkDisplayName(f *guidepost.Fields, name string) {
+	if n := utf8.RuneCountInString(name); n < 1 || n > 64 {
 		f.Add("display_name", lengthCode(n, 64), "must be 1 to 64 characters")
-	} else if msg := guidepost.TextProblem(in.DisplayName, false); msg != "" {
+	} else if msg := guidepost.TextProblem(name, false); msg != "" {
 		f.Add("display_name", guidepost.FINVALIDCHARS, msg)
 	}
-	return f.Err()
 }
 
 const passwordRule = "must be 8 to 256 characters"
@@ -223,4 +228,17 @@ func (s *Service) withHashSlot(ctx context.Context, fn func() error) error {
 // Me returns the caller's account.
 func (s *Service) Me(ctx context.Context, userID string) (User, error) {
 	return s.store.UserByID(ctx, userID)
+}
+
+// Rename changes the caller's display name (trimmed; 1 to 64 characters,
+// as at sign-up) and returns the account. Guides show the new name at once,
+// in lists too.
+func (s *Service) Rename(ctx context.Context, userID, name string) (User, error) {
+	var f guidepost.Fields
+	name = strings.TrimSpace(name)
+	checkDisplayName(&f, name)
+	if err := f.Err(); err != nil {
+		return User{}, err
+	}
+	return s.store.Rename(ctx, userID, name)
 }

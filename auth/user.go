@@ -71,6 +71,8 @@ type Store interface {
 	// Upgrade gives a guest an email, a password and a name, keeping its
 	// id; ECONFLICT when the account is no guest or the email is taken.
 	Upgrade(ctx context.Context, u User) error
+	// Rename sets the display name of a live account and returns it.
+	Rename(ctx context.Context, userID, displayName string) (User, error)
 }
 
 // Caller is who an access token names.

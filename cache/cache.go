@@ -48,7 +48,10 @@
 // would queue a hot guide's likes on one row again): every LikePoll each
 // process reads the counts of the guides liked since its last read (an
 // index on the counter shards' updated_at) into an overlay that answers
-// prefer to the tile's older count. Lists lag likes by about LikePoll.
+// prefer to the tile's older count. Lists lag likes by about LikePoll,
+// except a viewer's own: the guides service overlays, per request, what
+// the viewer likes and the page's exact counts (Store.ViewerStates), since
+// tiles are shared by every viewer.
 // Tiles are still refreshed in the background after RefreshAfter and
 // dropped at MaxAge, as a backstop only.
 //
@@ -56,7 +59,8 @@
 // MaxTileGuides guides, a search that would read more than MaxScan guides
 // or MaxRings rings (a rare tag in a city, a deep page), a viewport over
 // MaxBBoxTiles tiles or MaxBBoxGuides guides, near the poles or the
-// antimeridian, or any load error. The guide counts per tile come with the
+// antimeridian, a text search (tiles hold no bodies; the full-text index
+// answers it), or any load error. The guide counts per tile come with the
 // versions, so these are decided before loading anything.
 package cache
 

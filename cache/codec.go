@@ -14,7 +14,9 @@ import (
 
 // The Redis tier stores a tile in a compact binary form: decoding a dense
 // tile of a thousand guides must cost far less than querying it.
-const codecVersion = 1
+// The version is in the Redis keys too (see key), so processes of two
+// releases never read each other's entries.
+const codecVersion = 2
 
 var errCodec = errors.New("cache: malformed tile entry")
 
@@ -33,6 +35,9 @@ func encodeEntry(e *entry) []byte {
 	for i := range e.items {
 		it := &e.items[i].Item
 		b = appendUUID(b, it.ID)
+		b = appendUUID(b, it.Author.ID)
+		b = appendString(b, it.Author.DisplayName)
+		b = binary.AppendUvarint(b, uint64(it.PhotoCount))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(it.Lat))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(it.Lng))
 		b = binary.AppendVarint(b, it.CreatedAt.UnixMicro())
@@ -152,6 +157,9 @@ func decodeEntry(tile int64, b []byte) (*entry, error) {
 	for range n {
 		var it guides.Item
 		it.ID = r.uuid()
+		it.Author.ID = r.uuid()
+		it.Author.DisplayName = r.string()
+		it.PhotoCount = int(r.uvarint(math.MaxInt32))
 		it.Lat, it.Lng = r.float(), r.float()
 		it.CreatedAt = time.UnixMicro(r.varint()).UTC()
 		it.LikeCount = r.varint()

@@ -13,10 +13,11 @@ import (
 func TestEntryRoundTripsThroughTheRedisCodec(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 30, 0, 123456000, time.UTC)
 	e := newEntry(guides.Tile{ID: 510620698, Version: 7, Count: 2, Items: []guides.Item{
-		{ID: uuid.NewString(), Title: "서울 café ☕", Lat: 37.56650000000001, Lng: 126.978, LikeCount: 12,
+		{ID: uuid.NewString(), Author: guides.Author{ID: uuid.NewString(), DisplayName: "안나 Ana"}, PhotoCount: 3,
+			Title: "서울 café ☕", Lat: 37.56650000000001, Lng: 126.978, LikeCount: 12,
 			Tags: []string{"food", "night"}, CreatedAt: at,
 			Cover: guides.Cover{MediaID: uuid.NewString(), Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI"}},
-		{ID: uuid.NewString(), Title: "", Lat: -0.0, Lng: 0, Tags: []string{}, CreatedAt: at},
+		{ID: uuid.NewString(), Author: guides.Author{ID: uuid.NewString()}, Title: "", Lat: -0.0, Lng: 0, Tags: []string{}, CreatedAt: at},
 	}}, time.Now().UnixNano())
 	got, err := decodeEntry(e.tile, encodeEntry(e))
 	if err != nil {

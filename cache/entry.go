@@ -56,7 +56,7 @@ func (e *entry) weigh() {
 	w := 96
 	for i := range e.items {
 		it := &e.items[i]
-		w += 240 + len(it.Title) + len(it.Cover.ThumbHash)
+		w += 240 + len(it.Title) + len(it.Author.DisplayName) + len(it.Cover.ThumbHash)
 		for _, t := range it.Tags {
 			w += 16 + len(t)
 		}

@@ -9,7 +9,9 @@ import (
 
 // The fallback decisions. A search is answered from tiles only when the
 // cache follows every version, the search is away from the poles and the
-// antimeridian, and it would read little enough (MaxTileGuides, MaxScan,
+// antimeridian, it has no text to match (tiles hold no guide bodies: a
+// text search is the full-text index's job), and it would read little
+// enough (MaxTileGuides, MaxScan,
 // MaxRings, MaxBBoxTiles, MaxBBoxGuides); any load error also sends it to
 // the store. Each decision is counted by its reason.
 
@@ -48,6 +50,8 @@ func (c *Guides) nearbyFromTiles(ctx context.Context, q guides.NearbyQuery) ([]g
 		return nil, "not_synced"
 	case !inCacheDomain(q.Lat, q.Lng):
 		return nil, "edge"
+	case q.Text != "":
+		return nil, "search"
 	}
 	return c.nearby(ctx, q)
 }
@@ -60,6 +64,8 @@ func (c *Guides) bboxFromTiles(ctx context.Context, q guides.BBoxQuery) ([]guide
 		return nil, false, "not_synced"
 	case !inCacheDomain(b.MinLat, b.MinLng) || !inCacheDomain(b.MaxLat, b.MaxLng):
 		return nil, false, "edge"
+	case q.Text != "":
+		return nil, false, "search"
 	}
 	ids, reason := c.viewportTiles(b)
 	if reason != "" {

@@ -22,7 +22,7 @@ func (c *Guides) namespace(ctx context.Context) {
 	for {
 		ns, err := c.src.Namespace(ctx)
 		if err == nil {
-			p := "guidepost:guides:tile:" + ns + ":"
+			p := "guidepost:guides:tile:v" + strconv.Itoa(codecVersion) + ":" + ns + ":"
 			c.prefix.Store(&p)
 			return
 		}

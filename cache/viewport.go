@@ -30,10 +30,13 @@ func (c *Guides) viewportTiles(b guides.BBox) ([]int64, string) {
 }
 
 // newestInside merges the tiles' lists (each newest first) and keeps the
-// first Limit guides inside the rectangle with the tag.
+// first Limit guides inside the rectangle with the tag, older than the
+// cursor. Ids compare as the database compares uuids: their lower-case
+// text has the bytes' order.
 func (c *Guides) newestInside(entries []*entry, q guides.BBoxQuery) ([]guides.Item, bool) {
 	m := merge{match: func(it *cachedItem) bool {
-		return q.BBox.Contains(it.Lat, it.Lng) && (q.Tag == "" || slices.Contains(it.Tags, q.Tag))
+		return (q.Before == "" || it.ID < q.Before) && q.BBox.Contains(it.Lat, it.Lng) &&
+			(q.Tag == "" || slices.Contains(it.Tags, q.Tag))
 	}}
 	m.init(entries)
 	out := make([]guides.Item, 0, min(q.Limit, 64))

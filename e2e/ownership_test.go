@@ -260,15 +260,17 @@ func TestOwnership(t *testing.T) {
 		listCover := func() string {
 			var page struct {
 				Items []struct {
-					ID        string  `json:"id"`
-					ThumbHash *string `json:"thumbhash"`
+					ID    string `json:"id"`
+					Cover *struct {
+						ThumbHash *string `json:"thumbhash"`
+					} `json:"cover"`
 				} `json:"items"`
 			}
 			api.call("GET", "/v1/guides/nearby?lat=33.45&lng=126.57&radius_m=10", "", nil, &page)
-			if len(page.Items) != 1 || page.Items[0].ThumbHash == nil {
+			if len(page.Items) != 1 || page.Items[0].Cover == nil || page.Items[0].Cover.ThumbHash == nil {
 				t.Fatalf("list: %+v", page)
 			}
-			return *page.Items[0].ThumbHash
+			return *page.Items[0].Cover.ThumbHash
 		}
 		before := listCover() // warms the tile cache
 		if code, raw := api.call("DELETE", "/v1/media/"+gone, alice.AccessToken, nil, nil); code != 204 {

@@ -56,15 +56,23 @@ func CursorKey(secret string) []byte {
 }
 
 // fingerprint names a query for its cursors: a cursor is only valid for the
-// same point, radius and tag (the page size may change).
-func fingerprint(lat, lng, radius float64, tag string) []byte {
+// same numbers (a nearby point and radius, a viewport), tag and other
+// values (the page size may change). extra is hashed only when set, so
+// the nearby fingerprint of a search without text is what it always was.
+func fingerprint(nums []float64, tag string, extra ...string) []byte {
 	h := sha256.New()
-	var b [24]byte
-	binary.BigEndian.PutUint64(b[0:], math.Float64bits(lat))
-	binary.BigEndian.PutUint64(b[8:], math.Float64bits(lng))
-	binary.BigEndian.PutUint64(b[16:], math.Float64bits(radius))
-	h.Write(b[:])
+	var b [8]byte
+	for _, n := range nums {
+		binary.BigEndian.PutUint64(b[:], math.Float64bits(n))
+		h.Write(b[:])
+	}
 	h.Write([]byte(tag))
+	for _, e := range extra {
+		if e != "" {
+			h.Write([]byte{0})
+			h.Write([]byte(e))
+		}
+	}
 	return h.Sum(nil)[:8]
 }
 
@@ -91,8 +99,9 @@ func (s cursorSigner) encode(fp []byte, at cursorAt) string {
 }
 
 // decode returns the position, or what is wrong with the cursor for the
-// client. now decides whether the cursor has expired.
-func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt, guidepost.FieldError) {
+// client. now decides whether the cursor has expired; params names what
+// must stay the same.
+func (s cursorSigner) decode(cursor string, fp []byte, now time.Time, params string) (cursorAt, guidepost.FieldError) {
 	foreign := guidepost.Field("cursor", guidepost.FINVALIDFORMAT, "is not a cursor this server issued")
 	if len(cursor) > base64.RawURLEncoding.EncodedLen(cursorLen) {
 		return cursorAt{}, foreign
@@ -105,7 +114,7 @@ func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt,
 		return cursorAt{}, foreign
 	}
 	if !hmac.Equal(b[37:45], fp) {
-		return cursorAt{}, guidepost.Field("cursor", guidepost.FMISMATCH, "belongs to another query: lat, lng, radius_m and tag must stay the same")
+		return cursorAt{}, guidepost.Field("cursor", guidepost.FMISMATCH, "belongs to another query: "+params+" must stay the same")
 	}
 	issued := time.Unix(int64(binary.BigEndian.Uint64(b[1:9])), 0)
 	depth := int(binary.BigEndian.Uint32(b[9:13]))
@@ -118,7 +127,7 @@ func (s cursorSigner) decode(cursor string, fp []byte, now time.Time) (cursorAt,
 	case now.Sub(issued) > MaxCursorAge:
 		return cursorAt{}, guidepost.Field("cursor", guidepost.FEXPIRED, fmt.Sprintf("has expired (cursors last %v): start the search again", MaxCursorAge))
 	case depth >= MaxCursorDepth:
-		return cursorAt{}, guidepost.Field("cursor", guidepost.FOUTOFRANGE, fmt.Sprintf("is past the %d guides a search pages through: narrow the radius or filter by tag", MaxCursorDepth))
+		return cursorAt{}, guidepost.Field("cursor", guidepost.FOUTOFRANGE, fmt.Sprintf("is past the %d guides a search pages through: narrow the search or filter by tag", MaxCursorDepth))
 	}
 	return cursorAt{Position: Position{DistanceM: d, ID: id.String()}, Depth: depth, Issued: issued}, guidepost.FieldError{}
 }

@@ -13,20 +13,20 @@ import (
 func FuzzCursorDecode(f *testing.F) {
 	s := cursorSigner{key: CursorKey("fuzz secret")}
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	fp := fingerprint(37.5, 127, 1000, "food")
+	fp := fingerprint([]float64{37.5, 127, 1000}, "food")
 	valid := s.encode(fp, cursorAt{Position: Position{DistanceM: 12.5, ID: "0192f0c1-0000-7000-8000-000000000001"}, Depth: 20, Issued: now})
 	for _, seed := range []string{valid, "", "AAAA%%%%", valid[:len(valid)-1], valid + "A", "=", "\x00"} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, cursor string) {
-		at, bad := s.decode(cursor, fp, now)
+		at, bad := s.decode(cursor, fp, now, "lat")
 		if bad.Code != "" {
 			return
 		}
 		if math.IsNaN(at.DistanceM) || math.IsInf(at.DistanceM, 0) || at.DistanceM < 0 || at.Depth >= MaxCursorDepth {
 			t.Fatalf("accepted %q as %+v", cursor, at)
 		}
-		again, bad := s.decode(s.encode(fp, at), fp, now)
+		again, bad := s.decode(s.encode(fp, at), fp, now, "lat")
 		if bad.Code != "" || again != at {
 			t.Fatalf("%q: %+v re-encodes to %+v (%s)", cursor, at, again, bad.Message)
 		}

@@ -35,18 +35,21 @@ type Author struct {
 	DisplayName string
 }
 
-// Item is a guide in a list (nearby or viewport): what a map marker and a
-// card need, nothing more.
+// Item is a guide in a list (nearby, viewport, an author's own): what a
+// map marker and a card need, nothing more.
 type Item struct {
-	ID        string
-	Title     string
-	Lat, Lng  float64
-	DistanceM float64 // nearby only: metres from the query point
-	LikeCount int64   // may lag a few seconds behind the exact count
-	Tags      []string
-	CreatedAt time.Time
-	Cover     Cover  // the first photo, if any
-	ThumbURL  string // filled in by the service
+	ID         string
+	Author     Author
+	Title      string
+	Lat, Lng   float64
+	DistanceM  float64 // nearby only: metres from the query point
+	LikeCount  int64   // may lag a second behind the exact count, except for the viewer's own likes
+	Tags       []string
+	CreatedAt  time.Time
+	PhotoCount int
+	Cover      Cover  // the first photo, if any
+	ThumbURL   string // filled in by the service
+	LikedByMe  bool   // filled in by the service for a signed-in viewer
 }
 
 // Cover is the first photo of a guide, enough for a list thumbnail.
@@ -118,6 +121,10 @@ type NearbyQuery struct {
 	Limit    int
 	After    *Position
 	Tag      string
+	// Text, when set, keeps only guides whose title, body and tags hold
+	// every word of it (the store's full-text search, see
+	// migrations/00007_lists.sql).
+	Text string
 }
 
 // BBox is a viewport: a longitude/latitude rectangle, edges included. It
@@ -133,11 +140,22 @@ func (b BBox) Contains(lat, lng float64) bool {
 }
 
 // BBoxQuery is a validated viewport search: the newest Limit guides inside
-// BBox (ordered by id, newest first), and whether more were left out.
+// BBox (ordered by id, newest first) older than Before when set, and
+// whether more were left out.
 type BBoxQuery struct {
-	BBox  BBox
-	Limit int
-	Tag   string
+	BBox   BBox
+	Limit  int
+	Tag    string
+	Text   string // when set, only guides matching it
+	Before string // a guide id: only older ones
+}
+
+// MineQuery is one page of an author's own guides, newest first, older
+// than Before when set.
+type MineQuery struct {
+	AuthorID string
+	Limit    int
+	Before   string
 }
 
 // ClusterQuery is a validated clustering request: every cell of the zoom's
@@ -178,6 +196,13 @@ type Store interface {
 	Unlike(ctx context.Context, guideID, userID string) (LikeState, error)
 	Nearby(ctx context.Context, q NearbyQuery) ([]Item, error)
 	InBBox(ctx context.Context, q BBoxQuery) (items []Item, truncated bool, err error)
+	// ByAuthor answers MineQuery; it may read more than Limit.
+	ByAuthor(ctx context.Context, q MineQuery) ([]Item, error)
+	// ViewerStates tells, for each of ids that exists, whether viewerID
+	// likes it and its exact like count, read now: what a list shows its
+	// viewer, whichever tier answered the list, so that a viewer sees
+	// their own like or unlike at once.
+	ViewerStates(ctx context.Context, viewerID string, ids []string) (map[string]LikeState, error)
 	Clusters(ctx context.Context, q ClusterQuery) ([]Cluster, error)
 	// VectorTile encodes q's clusters as a Mapbox vector tile (see
 	// VectorTileQuery); nil when the tile holds nothing.

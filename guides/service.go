@@ -36,10 +36,11 @@ type NearbyPage struct {
 	NextCursor string // "" on the last page
 }
 
-// BBoxPage is a viewport's guides.
+// BBoxPage is a page of a viewport's guides.
 type BBoxPage struct {
-	Items     []Item
-	Truncated bool // more guides are inside than Limit: zoom in or cluster
+	Items      []Item
+	Truncated  bool   // more guides are inside than this page: page on, zoom in or cluster
+	NextCursor string // "" on the last page
 }
 
 func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Microsecond) }
@@ -188,13 +189,17 @@ func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error
 		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
 			Depth: depth + limit, Issued: now})
 	}
-	s.thumbs(ctx, page.Items)
+	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
+		return NearbyPage{}, err
+	}
 	return page, nil
 }
 
-// InBBox answers a viewport search: the newest guides inside it.
+// InBBox answers a viewport search: the newest guides inside it, a page at
+// a time.
 func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
-	q, err := p.query()
+	now := s.clock.Now()
+	q, fp, depth, err := p.query(s.cursor, now)
 	if err != nil {
 		return BBoxPage{}, err
 	}
@@ -202,8 +207,44 @@ func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
 	if err != nil {
 		return BBoxPage{}, err
 	}
-	s.thumbs(ctx, items)
-	return BBoxPage{Items: items, Truncated: truncated}, nil
+	page := BBoxPage{Items: items, Truncated: truncated}
+	if truncated && len(items) > 0 {
+		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{ID: items[len(items)-1].ID},
+			Depth: depth + len(items), Issued: now})
+	}
+	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
+		return BBoxPage{}, err
+	}
+	return page, nil
+}
+
+// MinePage is a page of the caller's own guides.
+type MinePage struct {
+	Items      []Item
+	NextCursor string // "" on the last page
+}
+
+// Mine pages through the caller's own guides, newest first.
+func (s *Service) Mine(ctx context.Context, p MineParams) (MinePage, error) {
+	q, err := p.query()
+	if err != nil {
+		return MinePage{}, err
+	}
+	limit := q.Limit
+	q.Limit++
+	items, err := s.store.ByAuthor(ctx, q)
+	if err != nil {
+		return MinePage{}, err
+	}
+	page := MinePage{Items: items}
+	if len(items) > limit {
+		page.Items = items[:limit]
+		page.NextCursor = guidepost.PageCursor(items[limit-1].ID)
+	}
+	if err := s.finish(ctx, p.UserID, page.Items); err != nil {
+		return MinePage{}, err
+	}
+	return page, nil
 }
 
 // Clusters answers a grid clustering of a viewport at a zoom.
@@ -231,14 +272,41 @@ func (s *Service) VectorTile(ctx context.Context, p VectorTileParams) ([]byte, e
 	return s.store.VectorTile(ctx, q)
 }
 
-func (s *Service) thumbs(ctx context.Context, items []Item) {
+// finish fills what a list item shows beyond its cached self: the cover's
+// thumbnail URL and, for a signed-in viewer, liked_by_me and the exact like
+// count read now (lists are shared by every viewer and may lag likes by a
+// second; a viewer's own like must show at once).
+func (s *Service) finish(ctx context.Context, viewerID string, items []Item) error {
 	for i := range items {
 		it := &items[i]
 		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == media.StatusReady {
 			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID)
 		}
 	}
+	if viewerID == "" || len(items) == 0 {
+		return nil
+	}
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	states, err := s.store.ViewerStates(ctx, viewerID, ids)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		// A guide deleted since the list was read keeps its listed count.
+		if st, ok := states[items[i].ID]; ok {
+			items[i].LikedByMe, items[i].LikeCount = st.Liked, st.LikeCount
+		}
+	}
+	return nil
 }
 
 // RoundDistance is how distances are shown: to the centimetre.
 func RoundDistance(m float64) float64 { return math.Round(m*100) / 100 }
+
+// RoundCoordinate is how coordinates are shown: to 7 decimals (about a
+// centimetre on the ground), so that an answer never carries float noise
+// such as 126.98428200000001.
+func RoundCoordinate(v float64) float64 { return math.Round(v*1e7) / 1e7 }

@@ -65,6 +65,12 @@ func (f *fakeStore) Clusters(context.Context, guides.ClusterQuery) ([]guides.Clu
 func (f *fakeStore) VectorTile(context.Context, guides.VectorTileQuery) ([]byte, error) {
 	return nil, nil
 }
+func (f *fakeStore) ByAuthor(context.Context, guides.MineQuery) ([]guides.Item, error) {
+	return nil, nil
+}
+func (f *fakeStore) ViewerStates(context.Context, string, []string) (map[string]guides.LikeState, error) {
+	return nil, nil
+}
 
 func newService(f *fakeStore) *guides.Service {
 	return guides.NewService(f, guidepost.SystemClock{}, guides.CursorKey("test secret"), nil)

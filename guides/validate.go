@@ -30,6 +30,11 @@ const (
 	MaxNearbyLimit     = 100
 	DefaultBBoxLimit   = 100
 	MaxBBoxLimit       = 500
+	DefaultMineLimit   = 20
+	MaxMineLimit       = 100
+
+	// MaxQueryChars bounds a text search (q).
+	MaxQueryChars = 100
 
 	MaxZoom = 22
 	// MaxClusterCells bounds a clustering answer: a whole-world map at zoom
@@ -80,13 +85,25 @@ type NearbyParams struct {
 	Limit    *int
 	Cursor   string
 	Tag      string
+	Text     string // q: words every guide found must contain
+	ViewerID string // "" for anonymous: decides liked_by_me
 }
 
 // BBoxParams is a viewport search; parse the bbox with ParseBBox.
 type BBoxParams struct {
-	BBox  *BBox
-	Limit *int
-	Tag   string
+	BBox     *BBox
+	Limit    *int
+	Cursor   string
+	Tag      string
+	Text     string
+	ViewerID string
+}
+
+// MineParams pages through the caller's own guides, newest first.
+type MineParams struct {
+	UserID string
+	Limit  *int
+	Cursor string
 }
 
 // ClusterParams is a clustering request. Zoom may be fractional, as map
@@ -312,14 +329,21 @@ func checkTagFilter(f *guidepost.Fields, tag string) string {
 	return t
 }
 
-func checkLimit(f *guidepost.Fields, v *int, def, max int) int {
+// checkText reads a text search: trimmed, at most MaxQueryChars, with at
+// least one letter or digit (punctuation alone finds nothing).
+func checkText(f *guidepost.Fields, q string) string {
+	q = strings.TrimSpace(q)
 	switch {
-	case v == nil:
-		return def
-	case *v < 1 || *v > max:
-		f.Add("limit", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between 1 and %d", max))
+	case q == "":
+		return ""
+	case utf8.RuneCountInString(q) > MaxQueryChars:
+		f.Add("q", guidepost.FTOOLONG, fmt.Sprintf("must be at most %d characters", MaxQueryChars))
+	case guidepost.TextProblem(q, false) != "":
+		f.Add("q", guidepost.FINVALIDCHARS, guidepost.TextProblem(q, false))
+	case strings.IndexFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0:
+		f.Add("q", guidepost.FINVALIDFORMAT, "must contain a letter or a digit")
 	}
-	return *v
+	return q
 }
 
 // nearbyQuery validates p; the cursor is checked against the query it must
@@ -335,17 +359,18 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 			f.Add("radius_m", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
 		}
 	}
-	limit := checkLimit(&f, p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
+	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
 	tag := checkTagFilter(&f, p.Tag)
+	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {
 		return NearbyQuery{}, nil, 0, err
 	}
-	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag}
-	fp := fingerprint(q.Lat, q.Lng, q.RadiusM, q.Tag)
+	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag, Text: text}
+	fp := fingerprint([]float64{q.Lat, q.Lng, q.RadiusM}, q.Tag, q.Text)
 	if p.Cursor == "" {
 		return q, fp, 0, nil
 	}
-	at, bad := signer.decode(p.Cursor, fp, now)
+	at, bad := signer.decode(p.Cursor, fp, now, "lat, lng, radius_m, tag and q")
 	if bad.Code != "" {
 		return NearbyQuery{}, nil, 0, guidepost.Invalid(bad)
 	}
@@ -353,17 +378,45 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 	return q, fp, at.Depth, nil
 }
 
-func (p BBoxParams) query() (BBoxQuery, error) {
+// query validates p; the cursor is checked against the query it must
+// belong to, and its depth returned (0 without one).
+func (p BBoxParams) query(signer cursorSigner, now time.Time) (BBoxQuery, []byte, int, error) {
 	var f guidepost.Fields
 	if p.BBox == nil {
 		f.Add("bbox", guidepost.FREQUIRED, "is required: minLng,minLat,maxLng,maxLat")
 	}
-	limit := checkLimit(&f, p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
+	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
 	tag := checkTagFilter(&f, p.Tag)
+	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {
-		return BBoxQuery{}, err
+		return BBoxQuery{}, nil, 0, err
 	}
-	return BBoxQuery{BBox: *p.BBox, Limit: limit, Tag: tag}, nil
+	q := BBoxQuery{BBox: *p.BBox, Limit: limit, Tag: tag, Text: text}
+	b := q.BBox
+	fp := fingerprint([]float64{b.MinLng, b.MinLat, b.MaxLng, b.MaxLat}, q.Tag, "bbox", q.Text)
+	if p.Cursor == "" {
+		return q, fp, 0, nil
+	}
+	at, bad := signer.decode(p.Cursor, fp, now, "bbox, tag and q")
+	if bad.Code != "" {
+		return BBoxQuery{}, nil, 0, guidepost.Invalid(bad)
+	}
+	q.Before = at.ID
+	return q, fp, at.Depth, nil
+}
+
+// query validates p.
+func (p MineParams) query() (MineQuery, error) {
+	var f guidepost.Fields
+	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultMineLimit, MaxMineLimit)
+	before, err := guidepost.PageAfter("cursor", p.Cursor)
+	if err != nil {
+		f = append(f, guidepost.ErrorFields(err)...)
+	}
+	if err := f.Err(); err != nil {
+		return MineQuery{}, err
+	}
+	return MineQuery{AuthorID: p.UserID, Limit: limit, Before: before}, nil
 }
 
 func (p ClusterParams) query() (ClusterQuery, error) {

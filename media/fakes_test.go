@@ -83,6 +83,31 @@ func (s *fakeStore) Usage(_ context.Context, owner string) (media.Usage, error) 
 	return u, nil
 }
 
+func (s *fakeStore) ByOwner(_ context.Context, owner, before string, limit int) ([]media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []media.Media
+	for _, r := range s.rows {
+		if r.OwnerID == owner && (before == "" || r.ID < before) {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
+	return out[:min(len(out), limit)], nil
+}
+
+func (s *fakeStore) GetMany(_ context.Context, ids []string) ([]media.Media, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []media.Media
+	for _, id := range ids {
+		if m, ok := s.rows[id]; ok {
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
 func (s *fakeStore) Get(_ context.Context, id string) (media.Media, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -40,6 +40,11 @@ type Store interface {
 	// Usage is what an owner stores: photos (rows in any state) and the
 	// bytes of their originals.
 	Usage(ctx context.Context, ownerID string) (Usage, error)
+	// ByOwner lists an owner's photos newest first (by id), older than
+	// before when it is set, at most limit.
+	ByOwner(ctx context.Context, ownerID, before string, limit int) ([]Media, error)
+	// GetMany returns the photos of ids that exist, in any order.
+	GetMany(ctx context.Context, ids []string) ([]Media, error)
 
 	// MarkDeleted hides a photo at once: every read but Existing answers
 	// ENOTFOUND from then on, and it leaves the guides that showed it, in

@@ -41,21 +41,30 @@ func point(lat, lng string) string {
 	return "ST_SetSRID(ST_MakePoint(" + lng + ", " + lat + "), 4326)::geography"
 }
 
-// itemColumns reads a list item from guides g and its cover c (coverJoin).
-// The like count adds the shards to the base (see likes.go).
-const itemColumns = `g.id::text, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags, g.created_at,
+// itemColumns reads a list item from guides g (itemSource's columns), its
+// author u and its cover c (itemJoins). The like count adds the shards to
+// the base (see likes.go).
+const itemColumns = `g.id::text, g.author_id::text, u.display_name, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry),
+	g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
+	(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
 	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')`
 
-const coverJoin = `LEFT JOIN LATERAL (
+// itemSource is what an inner scan of guides hands to itemColumns.
+const itemSource = `id, author_id, title, location, tags, created_at, like_count`
+
+// LEFT JOIN users: every guide has its author (a foreign key), and a tile
+// load joins guides that may be absent.
+const itemJoins = `LEFT JOIN users u ON u.id = g.author_id
+	LEFT JOIN LATERAL (
 		SELECT m.id, m.status, m.thumbhash FROM guide_media gm JOIN media m ON m.id = gm.media_id
 		WHERE gm.guide_id = g.id ORDER BY gm.position LIMIT 1
 	) c ON true`
 
 func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
 	var it guides.Item
-	dest := append([]any{&it.ID, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt, &it.LikeCount,
-		&it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}, extra...)
+	dest := append([]any{&it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt,
+		&it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}, extra...)
 	err := row.Scan(dest...)
 	if it.Tags == nil {
 		it.Tags = []string{}
@@ -372,19 +381,19 @@ const distanceMargin = 0.01
 // city. Rows beyond the radius are dropped by the caller. Photo covers and
 // like counts are computed only for the rows the scan returns.
 var nearbySQL = `SELECT ` + itemColumns + `, g.d
-	FROM (SELECT id, title, location, tags, created_at, like_count, location <-> ` + point("$1", "$2") + ` AS d
+	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
 		FROM guides
 		WHERE $3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3
 		ORDER BY location <-> ` + point("$1", "$2") + `
 		LIMIT $4) g
-	` + coverJoin
+	` + itemJoins
 
 // nearbyTagSQL is the same search for guides carrying tag $5: a rare tag
 // could leave the KNN scan walking the whole table, so the radius $6 bounds
 // it (the condition ST_DWithin expands to; ST_DWithin itself carries a cost
 // that makes the planner JIT-compile the query on every call).
 var nearbyTagSQL = `SELECT ` + itemColumns + `, g.d
-	FROM (SELECT id, title, location, tags, created_at, like_count, location <-> ` + point("$1", "$2") + ` AS d
+	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
 		FROM guides
 		WHERE location && _ST_Expand(` + point("$1", "$2") + `, $6)
 		  AND location <-> ` + point("$1", "$2") + ` <= $6
@@ -392,7 +401,24 @@ var nearbyTagSQL = `SELECT ` + itemColumns + `, g.d
 		  AND ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3)
 		ORDER BY location <-> ` + point("$1", "$2") + `
 		LIMIT $4) g
-	` + coverJoin
+	` + itemJoins
+
+// nearbyTextSQL is the tag search's bounded form for a text search $7
+// (see migrations/00007_lists.sql), the tag $5 optional. The planner
+// chooses between walking the KNN scan and filtering by the text (a common
+// word), and reading the text index's matches inside the radius and
+// sorting them (a rare one).
+var nearbyTextSQL = `SELECT ` + itemColumns + `, g.d
+	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
+		FROM guides
+		WHERE location && _ST_Expand(` + point("$1", "$2") + `, $6)
+		  AND location <-> ` + point("$1", "$2") + ` <= $6
+		  AND search @@ guide_search_query($7)
+		  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
+		  AND ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3)
+		ORDER BY location <-> ` + point("$1", "$2") + `
+		LIMIT $4) g
+	` + itemJoins
 
 // Nearby answers from the KNN scan (see nearbySQL). Distances and the
 // final order (distance, then id) are computed in Go with guides.Point,
@@ -408,13 +434,7 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 	}
 	here := guides.PointAt(q.Lat, q.Lng)
 	for fetch := q.Limit + 8; ; fetch = min(fetch*4, maxNearbyFetch) {
-		var rows pgx.Rows
-		var err error
-		if q.Tag == "" {
-			rows, err = s.db.Pool.Query(ctx, nearbySQL, q.Lat, q.Lng, after, fetch)
-		} else {
-			rows, err = s.db.Pool.Query(ctx, nearbyTagSQL, q.Lat, q.Lng, after, fetch, q.Tag, q.RadiusM+distanceMargin)
-		}
+		rows, err := s.nearbyRows(ctx, q, after, fetch)
 		if err != nil {
 			return nil, translate(err, "guide")
 		}
@@ -450,6 +470,26 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 	}
 }
 
+// nearbyRows runs the form of the nearby query that q needs.
+func (s *Guides) nearbyRows(ctx context.Context, q guides.NearbyQuery, after *float64, fetch int) (pgx.Rows, error) {
+	bound := q.RadiusM + distanceMargin
+	switch {
+	case q.Text != "":
+		return s.db.Pool.Query(ctx, nearbyTextSQL, q.Lat, q.Lng, after, fetch, nullable(q.Tag), bound, q.Text)
+	case q.Tag != "":
+		return s.db.Pool.Query(ctx, nearbyTagSQL, q.Lat, q.Lng, after, fetch, q.Tag, bound)
+	}
+	return s.db.Pool.Query(ctx, nearbySQL, q.Lat, q.Lng, after, fetch)
+}
+
+// nullable passes "" as SQL NULL.
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
 // maxNearbyFetch bounds the rows one nearby page fetches, and so how many
 // times it asks again. Only guides stacked within a centimetre of one
 // distance need more to be ordered exactly (their order is decided by id,
@@ -473,19 +513,18 @@ func truncate(items []guides.Item, n int) []guides.Item {
 // the rectangle's selectivity from the planner (measured: a whole-country
 // viewport took 720 ms instead of 21 ms).
 func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
-	var tag *string
-	if q.Tag != "" {
-		tag = &q.Tag
+	before := q.Before
+	if before == "" {
+		before = lastID
 	}
-	b := q.BBox
+	query := bboxSQL
+	args := []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, nullable(q.Tag), 0, before}
+	if q.Text != "" {
+		query, args = bboxTextSQL, append(args, q.Text)
+	}
 	for fetch := q.Limit + 9; ; fetch *= 4 {
-		rows, err := s.db.Pool.Query(ctx, `SELECT `+itemColumns+`
-			FROM (SELECT id, title, location, tags, created_at, like_count FROM guides
-				WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
-				  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
-				ORDER BY id DESC LIMIT $6) g
-			`+coverJoin+`
-			ORDER BY g.id DESC`, b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, tag, fetch)
+		args[5] = fetch
+		rows, err := s.db.Pool.Query(ctx, query, args...)
 		if err != nil {
 			return nil, false, translate(err, "guide")
 		}
@@ -498,7 +537,7 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 				return nil, false, err
 			}
 			fetched++
-			if b.Contains(it.Lat, it.Lng) {
+			if q.BBox.Contains(it.Lat, it.Lng) {
 				items = append(items, it)
 			}
 		}
@@ -513,3 +552,31 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 		}
 	}
 }
+
+// bboxSQL reads the newest guides in the rectangle ($1–$4) with tag $5
+// (or NULL) older than $7, LIMIT $6; bboxTextSQL also matching text $8.
+// The cursor is never NULL (lastID stands for none), so that "id < $7" is
+// always a condition the primary key scan can start from, in a generic
+// plan too.
+var (
+	bboxSQL = `SELECT ` + itemColumns + `
+		FROM (SELECT ` + itemSource + ` FROM guides
+			WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
+			  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
+			  AND id < $7::uuid
+			ORDER BY id DESC LIMIT $6) g
+		` + itemJoins + `
+		ORDER BY g.id DESC`
+	bboxTextSQL = `SELECT ` + itemColumns + `
+		FROM (SELECT ` + itemSource + ` FROM guides
+			WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
+			  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
+			  AND id < $7::uuid
+			  AND search @@ guide_search_query($8)
+			ORDER BY id DESC LIMIT $6) g
+		` + itemJoins + `
+		ORDER BY g.id DESC`
+)
+
+// lastID is above every UUIDv7: "id < lastID" holds for every guide.
+const lastID = "ffffffff-ffff-ffff-ffff-ffffffffffff"

@@ -34,7 +34,7 @@ func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 	if q.WithTop {
 		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`
 			SELECT `+itemColumns+`, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
-			FROM cells k JOIN guides g ON g.id = k.top `+coverJoin+`
+			FROM cells k JOIN guides g ON g.id = k.top `+itemJoins+`
 			ORDER BY k.cr, k.cc`, args...)
 	} else {
 		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`

@@ -20,17 +20,19 @@ import (
 // membership is exact; each tile's guides come newest first.
 func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
-			coalesce(g.id::text, ''), coalesce(g.title, ''), coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
+			coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(u.display_name, ''), coalesce(g.title, ''),
+			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
 			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
+			(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
 			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')
 		FROM unnest($1::bigint[]) AS t(tile)
 		LEFT JOIN guide_tiles v ON v.tile = t.tile
 		LEFT JOIN LATERAL (
-			SELECT g.id, g.title, g.location, g.tags, g.created_at, g.like_count FROM guides g
+			SELECT `+itemSource+` FROM guides g
 			WHERE guide_tile(g.location) = t.tile AND coalesce(v.guides, 0) <= $2
 		) g ON true
-		`+coverJoin+`
+		`+itemJoins+`
 		ORDER BY t.tile, g.id DESC`, tiles, maxGuides)
 	if err != nil {
 		return nil, translate(err, "guide")
@@ -42,8 +44,8 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 		has           bool
 		it            guides.Item
 	)
-	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt,
-		&it.LikeCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
+	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng,
+		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
 			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})

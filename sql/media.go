@@ -126,23 +126,9 @@ func (s *Media) Retry(ctx context.Context, id string, now time.Time) (media.Medi
 
 // Stale uses media_unfinished_idx (partial, on updated_at).
 func (s *Media) Stale(ctx context.Context, before time.Time, limit int) ([]media.Media, error) {
-	rows, err := s.db.Pool.Query(ctx,
-		`SELECT `+mediaColumns+` FROM media
+	return s.list(ctx, `SELECT `+mediaColumns+` FROM media
 		 WHERE status IN ('pending', 'processing') AND updated_at < $1 AND deleted_at IS NULL
 		 ORDER BY updated_at LIMIT $2`, before, limit)
-	if err != nil {
-		return nil, translate(err, "media")
-	}
-	defer rows.Close()
-	var out []media.Media
-	for rows.Next() {
-		m, err := scanMedia(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, m)
-	}
-	return out, translate(rows.Err(), "media")
 }
 
 func (s *Media) Touch(ctx context.Context, id string, now time.Time) error {
@@ -201,4 +187,37 @@ func (s *Media) Exclusively(ctx context.Context, fn func(context.Context) error)
 		}
 	}()
 	return true, fn(ctx)
+}
+
+// ByOwner walks media_owner_newest_idx from before down.
+func (s *Media) ByOwner(ctx context.Context, ownerID, before string, limit int) ([]media.Media, error) {
+	if !validUUID(ownerID) {
+		return nil, nil
+	}
+	if before == "" {
+		before = lastID
+	}
+	return s.list(ctx, `SELECT `+mediaColumns+` FROM media
+		WHERE owner_id = $1 AND deleted_at IS NULL AND id < $2::uuid ORDER BY id DESC LIMIT $3`, ownerID, before, limit)
+}
+
+func (s *Media) GetMany(ctx context.Context, ids []string) ([]media.Media, error) {
+	return s.list(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`, ids)
+}
+
+func (s *Media) list(ctx context.Context, query string, args ...any) ([]media.Media, error) {
+	rows, err := s.db.Pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	defer rows.Close()
+	var out []media.Media
+	for rows.Next() {
+		m, err := scanMedia(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, translate(rows.Err(), "media")
 }

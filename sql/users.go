@@ -37,8 +37,18 @@ func (s *Users) UserByID(ctx context.Context, id string) (auth.User, error) {
 	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE id = $1 AND deleted_at IS NULL`, id)
 }
 
-func (s *Users) one(ctx context.Context, query string, arg any) (auth.User, error) {
+func (s *Users) one(ctx context.Context, query string, args ...any) (auth.User, error) {
 	var u auth.User
-	err := s.db.Pool.QueryRow(ctx, query, arg).Scan(&u.ID, &u.Email, &u.DisplayName, &u.PasswordHash, &u.Guest, &u.CreatedAt)
+	err := s.db.Pool.QueryRow(ctx, query, args...).Scan(&u.ID, &u.Email, &u.DisplayName, &u.PasswordHash, &u.Guest, &u.CreatedAt)
 	return u, translate(err, "user")
+}
+
+// Rename's update fires users_guide_author, which bumps the tiles of the
+// account's guides in this transaction (lists carry the author's name).
+func (s *Users) Rename(ctx context.Context, userID, displayName string) (auth.User, error) {
+	if !validUUID(userID) {
+		return auth.User{}, translate(pgx.ErrNoRows, "user")
+	}
+	return s.one(ctx, `UPDATE users SET display_name = $2 WHERE id = $1 AND deleted_at IS NULL RETURNING `+userColumns,
+		userID, displayName)
 }

@@ -347,7 +347,7 @@ func (f *fakeAPI) like(w http.ResponseWriter, r *http.Request, tok string) {
 	}
 	n := f.count[g]
 	f.mu.Unlock()
-	writeJSONResp(w, 200, map[string]any{"liked": true, "like_count": n})
+	writeJSONResp(w, 200, map[string]any{"liked_by_me": true, "like_count": n})
 }
 
 func (f *fakeAPI) unlike(w http.ResponseWriter, r *http.Request, tok string) {
@@ -360,7 +360,7 @@ func (f *fakeAPI) unlike(w http.ResponseWriter, r *http.Request, tok string) {
 	}
 	n := f.count[g]
 	f.mu.Unlock()
-	writeJSONResp(w, 200, map[string]any{"liked": false, "like_count": n})
+	writeJSONResp(w, 200, map[string]any{"liked_by_me": false, "like_count": n})
 }
 
 // likeTruth returns, per guide, the true like count and the lost and

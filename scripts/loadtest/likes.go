@@ -15,7 +15,7 @@ import (
 type pairState struct{ mayLiked, mayUnliked bool }
 
 type likeAnswer struct {
-	Liked     bool `json:"liked"`
+	Liked     bool `json:"liked_by_me"`
 	LikeCount int  `json:"like_count"`
 }
 
