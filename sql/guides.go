@@ -41,22 +41,22 @@ func point(lat, lng string) string {
 	return "ST_SetSRID(ST_MakePoint(" + lng + ", " + lat + "), 4326)::geography"
 }
 
-// itemColumns reads a list item from guides g (itemSource's columns), its
-// author u and its cover c (itemJoins). The like count adds the shards to
-// the base (see likes.go).
-const itemColumns = `g.id::text, g.author_id::text, u.display_name, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry),
+// itemColumns reads a list item from guides g (itemSource's columns) and
+// its cover c (itemJoins). The like count adds the shards to the base (see
+// likes.go). The author's name is a subquery, one primary-key probe per
+// row returned, whatever the planner thinks of the users table.
+const itemColumns = `g.id::text, g.author_id::text, ` + authorName + `, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry),
 	g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
 	(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
 	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')`
 
+const authorName = `(SELECT u.display_name FROM users u WHERE u.id = g.author_id)`
+
 // itemSource is what an inner scan of guides hands to itemColumns.
 const itemSource = `id, author_id, title, location, tags, created_at, like_count`
 
-// LEFT JOIN users: every guide has its author (a foreign key), and a tile
-// load joins guides that may be absent.
-const itemJoins = `LEFT JOIN users u ON u.id = g.author_id
-	LEFT JOIN LATERAL (
+const itemJoins = `LEFT JOIN LATERAL (
 		SELECT m.id, m.status, m.thumbhash FROM guide_media gm JOIN media m ON m.id = gm.media_id
 		WHERE gm.guide_id = g.id ORDER BY gm.position LIMIT 1
 	) c ON true`

@@ -3,6 +3,9 @@ package sql
 // NearbySQL lets the external tests EXPLAIN the exact nearby query.
 var NearbySQL = nearbySQL
 
+// NearbyTextSQL is the text search's form of it.
+var NearbyTextSQL = nearbyTextSQL
+
 // LikeRounds shows how a batch of (like?, guide, user) is split.
 func LikeRounds(reqs [][3]string) [][]int {
 	ops := make([]*likeOp, len(reqs))

@@ -13,6 +13,7 @@ import (
 // planNode is the part of EXPLAIN (FORMAT JSON) the test reads.
 type planNode struct {
 	NodeType   string     `json:"Node Type"`
+	Relation   string     `json:"Relation Name"`
 	IndexName  string     `json:"Index Name"`
 	OrderBy    string     `json:"Order By"`
 	ActualRows float64    `json:"Actual Rows"`

@@ -20,7 +20,7 @@ import (
 // membership is exact; each tile's guides come newest first.
 func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
 	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
-			coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(u.display_name, ''), coalesce(g.title, ''),
+			coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(`+authorName+`, ''), coalesce(g.title, ''),
 			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
 			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
