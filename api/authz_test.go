@@ -99,6 +99,10 @@ func TestAuthorisationMatrix(t *testing.T) {
 			row(ok, ok, ok)},
 		{"POST /v1/auth/guest", jsonCall("POST", fixed("/v1/auth/guest"), fixed(`{}`)), row(created, created, created)},
 		{"GET /v1/me", get("/v1/me"), row(unauth, ok, ok)},
+		{"PATCH /v1/me", jsonCall("PATCH", fixed("/v1/me"), fixed(`{"display_name":"renamed"}`)), row(unauth, ok, ok)},
+		{"GET /v1/me/guides", get("/v1/me/guides"), row(unauth, ok, ok)},
+		{"GET /v1/me/media", get("/v1/me/media"), row(unauth, ok, ok)},
+		{"GET /v1/media", get("/v1/media?ids=" + mediaID), row(ok, ok, ok)},
 		// The owner's bytes again are the same photo (200); another user's a new one (202).
 		{"POST /v1/media", func(*testing.T, string) (string, string, string, io.Reader) {
 			ct, body := upload()
