@@ -77,7 +77,7 @@ func newContract(t *testing.T) *contract {
 	guideSvc := guides.NewService(c, clock, guides.CursorKey(secret), mediaSvc).
 		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: clock})
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
+		Auth:  auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
 		Media: mediaSvc, Guides: guideSvc, Direct: mediaSvc})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
