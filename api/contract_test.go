@@ -42,15 +42,8 @@ type fullStack struct {
 const testSecret = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
 
 func newFullStack(t *testing.T) *fullStack {
-	db := testkit.DB(t)
-	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { rdb.Close() })
+	db, mediaSvc := realMedia(t)
 	clock := guidepost.SystemClock{}
-	blobs := objstore.New(testkit.S3Config(t))
-	mediaSvc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
-		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: clock,
-		Uploads: gsql.NewUploads(db), Multipart: blobs}, media.Config{})
 	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(testSecret, time.Hour, clock), clock)
 	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(testSecret), mediaSvc).WithPlaces(mediaSvc)
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"mime/multipart"
 	"net/http"
 	"os"
@@ -34,16 +33,10 @@ func (c *contract) upload(token, file string) string {
 	req, _ := http.NewRequest("POST", c.srv.URL+"/v1/media", &body)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	c.check(req, resp.StatusCode, resp.Header, raw)
+	a := c.send(req)
 	var m struct{ ID string }
-	if resp.StatusCode != 202 || json.Unmarshal(raw, &m) != nil {
-		c.t.Fatalf("upload: %d %s", resp.StatusCode, raw)
+	if a.status != 202 || json.Unmarshal(a.raw, &m) != nil {
+		c.t.Fatalf("upload: %d %s", a.status, a.raw)
 	}
 	return m.ID
 }

@@ -52,15 +52,8 @@ func newContract(t *testing.T) *contract {
 	if err != nil {
 		t.Fatalf("openapi.yaml: %v", err)
 	}
-	db := testkit.DB(t)
-	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
-	rdb := redis.NewClient(opt)
-	t.Cleanup(func() { rdb.Close() })
-	clock := guidepost.SystemClock{}
-	secret := strings.Repeat("k", 32)
-	blobs := objstore.New(testkit.S3Config(t))
-	mediaSvc := media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
-		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: clock}, media.Config{})
+	db, mediaSvc := realMedia(t)
+	clock, secret := guidepost.SystemClock{}, testSecret
 	store := gsql.NewGuides(db)
 	// Likes reach shared lists only through the poll, here an hour away:
 	// whatever a viewer sees of their own likes comes from the overlay.
@@ -82,6 +75,20 @@ func newContract(t *testing.T) *contract {
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &contract{t: t, srv: srv, doc: doc, db: db, cache: c}
+}
+
+// realMedia is a database of the test's own and the photo service on it,
+// with the test's bucket and the API's Redis DB for its queue.
+func realMedia(t *testing.T) (*gsql.DB, *media.Service) {
+	t.Helper()
+	db := testkit.DB(t)
+	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
+	rdb := redis.NewClient(opt)
+	t.Cleanup(func() { rdb.Close() })
+	blobs := objstore.New(testkit.S3Config(t))
+	return db, media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
+		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: guidepost.SystemClock{},
+		Uploads: gsql.NewUploads(db), Multipart: blobs}, media.Config{})
 }
 
 // answer is one checked answer.
@@ -116,6 +123,12 @@ func (c *contract) call(method, path, token string, body any, header ...string) 
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
+	return c.send(req)
+}
+
+// send sends a request built by the caller and checks the answer.
+func (c *contract) send(req *http.Request) answer {
+	c.t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)

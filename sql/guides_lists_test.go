@@ -2,7 +2,6 @@ package sql_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"testing"
 	"time"
@@ -19,13 +18,7 @@ import (
 // textGuide writes a guide with a title, a body and tags at a point.
 func textGuide(t *testing.T, store *gsql.Guides, author, title, body string, tags []string, lat, lng float64) string {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7()).String()
-	err := store.CreateGuide(context.Background(), guides.NewGuide{ID: id, AuthorID: author, Title: title, Body: body,
-		Lat: lat, Lng: lng, Tags: tags, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
+	return writeGuide(t, store, guides.NewGuide{AuthorID: author, Title: title, Body: body, Lat: lat, Lng: lng, Tags: tags})
 }
 
 // Text search finds a Korean word inside compounds and before particles,
@@ -207,21 +200,9 @@ func TestTextSearchPlansUseAnIndex(t *testing.T) {
 		{"카페", ""},
 		{"coffee 맛집", ""},
 	} {
-		var raw []byte
-		err := db.Pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+gsql.NearbyTextSQL,
-			37.5665, 126.9780, nil, 21, nil, 5000.0, tc.q).Scan(&raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var doc []struct {
-			Plan planNode  `json:"Plan"`
-			JIT  *struct{} `json:"JIT"`
-		}
-		if err := json.Unmarshal(raw, &doc); err != nil {
-			t.Fatal(err)
-		}
+		plan, jit, raw := explain(t, db, gsql.NearbyTextSQL, 37.5665, 126.9780, nil, 21, nil, 5000.0, tc.q)
 		indexes := map[string]bool{}
-		doc[0].Plan.walk(func(n planNode) {
+		plan.walk(func(n planNode) {
 			if n.NodeType == "Seq Scan" && n.Relation == "guides" {
 				t.Errorf("q=%q: a sequential scan: %s", tc.q, raw)
 			}
@@ -232,7 +213,7 @@ func TestTextSearchPlansUseAnIndex(t *testing.T) {
 		if tc.wantIndex != "" && !indexes[tc.wantIndex] {
 			t.Errorf("q=%q: no scan of %s: %s", tc.q, tc.wantIndex, raw)
 		}
-		if doc[0].JIT != nil {
+		if jit {
 			t.Errorf("q=%q: JIT compiled the query", tc.q)
 		}
 	}

@@ -48,21 +48,9 @@ func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
 		{"empty sea", 36.0, 124.5, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var raw []byte
-			err := db.Pool.QueryRow(ctx, `EXPLAIN (ANALYZE, FORMAT JSON) `+gsql.NearbySQL,
-				tc.lat, tc.lng, tc.after, limit).Scan(&raw)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var doc []struct {
-				Plan planNode  `json:"Plan"`
-				JIT  *struct{} `json:"JIT"`
-			}
-			if err := json.Unmarshal(raw, &doc); err != nil {
-				t.Fatal(err)
-			}
+			plan, jit, raw := explain(t, db, gsql.NearbySQL, tc.lat, tc.lng, tc.after, limit)
 			var knn *planNode
-			doc[0].Plan.walk(func(n planNode) {
+			plan.walk(func(n planNode) {
 				switch n.NodeType {
 				case "Sort", "Incremental Sort":
 					t.Errorf("the plan sorts: %s", raw)
@@ -78,7 +66,7 @@ func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
 			if tc.after == nil && knn.ActualRows > limit {
 				t.Errorf("the KNN scan produced %v rows for LIMIT %d: it did not stop", knn.ActualRows, limit)
 			}
-			if doc[0].JIT != nil {
+			if jit {
 				t.Errorf("the query was JIT-compiled: %s", raw)
 			}
 		})
@@ -86,3 +74,21 @@ func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// explain runs query with EXPLAIN ANALYZE and returns its plan, whether it
+// was JIT-compiled, and the raw plan for messages.
+func explain(t *testing.T, db *gsql.DB, query string, args ...any) (planNode, bool, []byte) {
+	t.Helper()
+	var raw []byte
+	if err := db.Pool.QueryRow(context.Background(), `EXPLAIN (ANALYZE, FORMAT JSON) `+query, args...).Scan(&raw); err != nil {
+		t.Fatal(err)
+	}
+	var doc []struct {
+		Plan planNode  `json:"Plan"`
+		JIT  *struct{} `json:"JIT"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc[0].Plan, doc[0].JIT != nil, raw
+}

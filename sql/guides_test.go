@@ -42,13 +42,17 @@ func guideMedia(t testing.TB, db *gsql.DB, owner, status string) string {
 
 func guideRow(t testing.TB, store *gsql.Guides, author string, lat, lng float64, media ...string) string {
 	t.Helper()
-	id := uuid.Must(uuid.NewV7()).String()
-	err := store.CreateGuide(context.Background(), guides.NewGuide{ID: id, AuthorID: author, Title: "g", Lat: lat, Lng: lng,
-		Tags: []string{"food"}, MediaIDs: media, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)})
-	if err != nil {
+	return writeGuide(t, store, guides.NewGuide{AuthorID: author, Title: "g", Lat: lat, Lng: lng, Tags: []string{"food"}, MediaIDs: media})
+}
+
+// writeGuide stores g with a new id, created now.
+func writeGuide(t testing.TB, store *gsql.Guides, g guides.NewGuide) string {
+	t.Helper()
+	g.ID, g.CreatedAt = uuid.Must(uuid.NewV7()).String(), time.Now().UTC().Truncate(time.Microsecond)
+	if err := store.CreateGuide(context.Background(), g); err != nil {
 		t.Fatal(err)
 	}
-	return id
+	return g.ID
 }
 
 func countRows(t testing.TB, db *gsql.DB, sql string, args ...any) int {
