@@ -188,11 +188,14 @@ func allGuides(t *testing.T, pool *pgxpool.Pool) []spot {
 	return out
 }
 
+// searchWords are words the seed writes, common to rare, and a compound.
+var searchWords = []string{"카페", "coffee", "야경", "museum 맛집", "등대", "makgeolli", "서울카페"}
+
 // The API's nearby answer equals a brute force over every guide computed
 // here: the same guides in the same order (distance, then id), distances
 // within 0.5% of a haversine; walking the cursor returns each guide within
 // the radius exactly once. The cached server and one with the cache off
-// give identical answers.
+// give identical answers, text searches and viewports included.
 func TestGuidesNearbyMatchesBruteForceAndWalksEveryGuideOnce(t *testing.T) {
 	env := stackEnv(t, testkit.RedisDBE2E)
 	runSeed(t, env, "--guides", "4000", "--seed", "3")
@@ -244,12 +247,18 @@ func TestGuidesNearbyMatchesBruteForceAndWalksEveryGuideOnce(t *testing.T) {
 				t.Fatalf("query %d: distance %v, haversine %.3f", i, it.DistanceM, want[k].d)
 			}
 		}
-		// One page from each server, byte for byte the same answer.
+		// One page from each server, byte for byte the same answer; a
+		// text search and a viewport too.
 		q := fmt.Sprintf("/v1/guides/nearby?lat=%s&lng=%s&radius_m=%s&limit=%d", fmtF(lat), fmtF(lng), fmtF(radius), 1+rng.IntN(100))
-		_, a := cached.call("GET", q, "", nil, nil)
-		_, b := direct.call("GET", q, "", nil, nil)
-		if !bytes.Equal(sameCursor(a), sameCursor(b)) {
-			t.Fatalf("cached and uncached answers differ for %s:\n%s\n%s", q, a, b)
+		w := radius / 111_000
+		box := fmt.Sprintf("/v1/guides?bbox=%s,%s,%s,%s&limit=%d", fmtF(lng-w), fmtF(lat-w), fmtF(lng+w), fmtF(lat+w), 1+rng.IntN(100))
+		text := "&q=" + url.QueryEscape(searchWords[rng.IntN(len(searchWords))])
+		for _, path := range []string{q, q + text, box, box + text} {
+			_, a := cached.call("GET", path, "", nil, nil)
+			_, b := direct.call("GET", path, "", nil, nil)
+			if !bytes.Equal(sameCursor(a), sameCursor(b)) {
+				t.Fatalf("cached and uncached answers differ for %s:\n%s\n%s", path, a, b)
+			}
 		}
 		pages++
 	}

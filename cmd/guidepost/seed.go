@@ -21,7 +21,8 @@ const seedUsage = `usage: guidepost seed [--demo] [--guides N [--seed S]]
   --demo       a demo user (demo@example.com / guidepost-demo) and a few hundred
                guides around Seoul, Busan and Jeju; running it again adds nothing
   --guides N   N generated guides loaded with COPY: half clustered in Seoul,
-               Busan and Jeju, the rest over South Korea, with tags
+               Busan and Jeju, the rest over South Korea, with tags and
+               bodies of Korean and English words for text search
   --seed S     random seed for --guides (default 1)
 `
 

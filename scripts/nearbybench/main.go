@@ -4,6 +4,7 @@
 // generator shares the CPU with the server it measures.
 //
 //	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -c 16 -d 15s
+//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -q '카페,coffee,야경,museum,등대,makgeolli'
 //	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -likes 500
 package main
 
@@ -15,6 +16,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"slices"
 	"strings"
@@ -47,6 +49,7 @@ func main() {
 	limit := flag.Int("limit", 20, "limit per search")
 	radius := flag.Float64("radius", 0, "radius_m (0: the area's default, 1000)")
 	likes := flag.Int("likes", 0, "instead: N guest users each double-tap like on one new guide at once")
+	texts := flag.String("q", "", "text searches, comma-separated: each request sends one of them, at random, as q")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
@@ -63,7 +66,11 @@ func main() {
 		if *radius > 0 {
 			a.radius = *radius
 		}
-		out = nearby(client, *base, a, *conc, *dur, *limit)
+		var qs []string
+		if *texts != "" {
+			qs = strings.Split(*texts, ",")
+		}
+		out = nearby(client, *base, a, *conc, *dur, *limit, qs)
 	}
 	if *jsonOut {
 		json.NewEncoder(os.Stdout).Encode(out)
@@ -84,7 +91,7 @@ type nearbySummary struct {
 	MeanItems float64 `json:"mean_items"`
 }
 
-func nearby(client *http.Client, base string, a area, conc int, dur time.Duration, limit int) nearbySummary {
+func nearby(client *http.Client, base string, a area, conc int, dur time.Duration, limit int, texts []string) nearbySummary {
 	var (
 		mu        sync.Mutex
 		lats      []time.Duration
@@ -102,6 +109,9 @@ func nearby(client *http.Client, base string, a area, conc int, dur time.Duratio
 				lat := a.lat + (rng.Float64()*2-1)*a.dLat
 				lng := a.lng + (rng.Float64()*2-1)*a.dLng
 				url := fmt.Sprintf("%s/v1/guides/nearby?lat=%.6f&lng=%.6f&radius_m=%g&limit=%d", base, lat, lng, a.radius, limit)
+				if len(texts) > 0 {
+					url += "&q=" + neturl.QueryEscape(texts[rng.IntN(len(texts))])
+				}
 				t0 := time.Now()
 				resp, err := client.Get(url)
 				if err != nil {

@@ -6,10 +6,12 @@
 -- The radius filter is applied by the caller.
 \set dla random(-:spread_lat, :spread_lat)
 \set dln random(-:spread_lng, :spread_lng)
-SELECT g.id::text, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags, g.created_at,
+SELECT g.id::text, g.author_id::text, (SELECT u.display_name FROM users u WHERE u.id = g.author_id), g.title,
+	ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
+	(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
 	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), g.d
-	FROM (SELECT id, title, location, tags, created_at, like_count, location <-> ST_SetSRID(ST_MakePoint(:lng + :dln / 1e6, :lat + :dla / 1e6), 4326)::geography AS d
+	FROM (SELECT id, author_id, title, location, tags, created_at, like_count, location <-> ST_SetSRID(ST_MakePoint(:lng + :dln / 1e6, :lat + :dla / 1e6), 4326)::geography AS d
 		FROM guides
 		ORDER BY location <-> ST_SetSRID(ST_MakePoint(:lng + :dln / 1e6, :lat + :dla / 1e6), 4326)::geography
 		LIMIT 29) g
