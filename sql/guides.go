@@ -403,23 +403,6 @@ var nearbyTagSQL = `SELECT ` + itemColumns + `, g.d
 		LIMIT $4) g
 	` + itemJoins
 
-// nearbyTextSQL is the tag search's bounded form for a text search $7
-// (see migrations/00007_lists.sql), the tag $5 optional. The planner
-// chooses between walking the KNN scan and filtering by the text (a common
-// word), and reading the text index's matches inside the radius and
-// sorting them (a rare one).
-var nearbyTextSQL = `SELECT ` + itemColumns + `, g.d
-	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
-		FROM guides
-		WHERE location && _ST_Expand(` + point("$1", "$2") + `, $6)
-		  AND location <-> ` + point("$1", "$2") + ` <= $6
-		  AND search @@ guide_search_query($7)
-		  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
-		  AND ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3)
-		ORDER BY location <-> ` + point("$1", "$2") + `
-		LIMIT $4) g
-	` + itemJoins
-
 // Nearby answers from the KNN scan (see nearbySQL). Distances and the
 // final order (distance, then id) are computed in Go with guides.Point,
 // the function the cache uses, so both give the same answer to the bit.
@@ -427,11 +410,17 @@ var nearbyTextSQL = `SELECT ` + itemColumns + `, g.d
 // accepted only when no row SQL did not return can come before its last
 // item or within the radius, else more rows are read.
 func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
-	var after *float64
-	if q.After != nil {
-		d := q.After.DistanceM - distanceMargin
-		after = &d
+	if q.Text != "" {
+		if items, done, err := s.walkText(ctx, q); err != nil || done {
+			return items, err
+		}
 	}
+	return s.nearby(ctx, q)
+}
+
+// nearby reads pages of nearbyRows until the answer is exact.
+func (s *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+	after := afterDistance(q)
 	here := guides.PointAt(q.Lat, q.Lng)
 	for fetch := q.Limit + 8; ; fetch = min(fetch*4, maxNearbyFetch) {
 		rows, err := s.nearbyRows(ctx, q, after, fetch)
@@ -468,6 +457,17 @@ func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 		}
 		return truncate(items, q.Limit), nil
 	}
+}
+
+// afterDistance is the cursor's distance less the margin (see
+// distanceMargin), or nil without a cursor: SQL reads from there, Go
+// keeps exactly what follows the cursor.
+func afterDistance(q guides.NearbyQuery) *float64 {
+	if q.After == nil {
+		return nil
+	}
+	d := q.After.DistanceM - distanceMargin
+	return &d
 }
 
 // nearbyRows runs the form of the nearby query that q needs.
@@ -554,7 +554,8 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 }
 
 // bboxSQL reads the newest guides in the rectangle ($1–$4) with tag $5
-// (or NULL) older than $7, LIMIT $6; bboxTextSQL also matching text $8.
+// (or NULL) older than $7, LIMIT $6; bboxTextSQL also matching text $8
+// (its tsquery made once, see guides_search.go).
 // The cursor is never NULL (lastID stands for none), so that "id < $7" is
 // always a condition the primary key scan can start from, in a generic
 // plan too.
@@ -572,7 +573,7 @@ var (
 			WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
 			  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
 			  AND id < $7::uuid
-			  AND search @@ guide_search_query($8)
+			  AND search @@ (SELECT guide_search_query($8))
 			ORDER BY id DESC LIMIT $6) g
 		` + itemJoins + `
 		ORDER BY g.id DESC`

@@ -1,10 +1,29 @@
 package sql
 
+import (
+	"context"
+
+	"github.com/guidepost/guidepost/guides"
+)
+
 // NearbySQL lets the external tests EXPLAIN the exact nearby query.
 var NearbySQL = nearbySQL
 
-// NearbyTextSQL is the text search's form of it.
-var NearbyTextSQL = nearbyTextSQL
+// TextWalkSQL and NearbyTextSQL are the text search's two forms of it.
+var (
+	TextWalkSQL   = textWalkSQL
+	NearbyTextSQL = nearbyTextSQL
+)
+
+// TextSearchBothWays answers a text search by the walk (done false when
+// the walk would give up) and by the text index, for comparison.
+func (s *Guides) TextSearchBothWays(ctx context.Context, q guides.NearbyQuery) (walked []guides.Item, done bool, indexed []guides.Item, err error) {
+	if walked, done, err = s.walkText(ctx, q); err != nil {
+		return nil, false, nil, err
+	}
+	indexed, err = s.nearby(ctx, q)
+	return walked, done, indexed, err
+}
 
 // LikeRounds shows how a batch of (like?, guide, user) is split.
 func LikeRounds(reqs [][3]string) [][]int {

@@ -2,6 +2,9 @@ package sql_test
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -183,38 +186,131 @@ func TestByAuthorAndViewerStates(t *testing.T) {
 	}
 }
 
-// A text search never reads the whole table: a rare word is found through
-// the text index, a common one by walking the KNN scan and filtering.
+// A text search never reads the whole table: the walk is the pure KNN
+// scan, and the indexed form finds a rare word through the text index.
 func TestTextSearchPlansUseAnIndex(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	if err := seedgen.Guides(ctx, db, 30_000, 7, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		q         string
-		wantIndex string // "" when either plan is fine
-	}{
-		{"makgeolli", "guides_search_idx"},
-		{"등대", "guides_search_idx"},
-		{"카페", ""},
-		{"coffee 맛집", ""},
-	} {
-		plan, jit, raw := explain(t, db, gsql.NearbyTextSQL, 37.5665, 126.9780, nil, 21, nil, 5000.0, tc.q)
+	check := func(name string, plan planNode, jit bool, raw []byte, want string, sorts bool) {
+		t.Helper()
 		indexes := map[string]bool{}
 		plan.walk(func(n planNode) {
-			if n.NodeType == "Seq Scan" && n.Relation == "guides" {
-				t.Errorf("q=%q: a sequential scan: %s", tc.q, raw)
+			switch {
+			case n.NodeType == "Seq Scan" && n.Relation == "guides":
+				t.Errorf("%s: a sequential scan: %s", name, raw)
+			case !sorts && (n.NodeType == "Sort" || n.NodeType == "Incremental Sort"):
+				t.Errorf("%s: the plan sorts: %s", name, raw)
 			}
 			if n.IndexName != "" {
 				indexes[n.IndexName] = true
 			}
 		})
-		if tc.wantIndex != "" && !indexes[tc.wantIndex] {
-			t.Errorf("q=%q: no scan of %s: %s", tc.q, tc.wantIndex, raw)
+		if want != "" && !indexes[want] {
+			t.Errorf("%s: no scan of %s: %s", name, want, raw)
 		}
 		if jit {
-			t.Errorf("q=%q: JIT compiled the query", tc.q)
+			t.Errorf("%s: JIT compiled the query", name)
 		}
 	}
+	for _, w := range []string{"카페", "coffee 맛집", "makgeolli"} {
+		plan, jit, raw := explain(t, db, gsql.TextWalkSQL, 37.5665, 126.9780, nil, 100, w, nil)
+		check("walk q="+w, plan, jit, raw, "guides_location_idx", false)
+	}
+	for _, w := range []string{"makgeolli", "등대"} {
+		plan, jit, raw := explain(t, db, gsql.NearbyTextSQL, 37.5665, 126.9780, nil, 21, nil, 50_000.0, w)
+		check("indexed q="+w, plan, jit, raw, "guides_search_idx", true)
+	}
+}
+
+// Both ways of answering a text search give a brute force's answer, page
+// after page: common words (the walk finishes), rare ones (it gives up),
+// with tags, small and large radii.
+func TestTextSearchBothWaysEqualABruteForce(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	if err := seedgen.Guides(ctx, db, 20_000, 9, nil); err != nil {
+		t.Fatal(err)
+	}
+	store := gsql.NewGuides(db)
+	rng := rand.New(rand.NewPCG(2, 3))
+	words := []string{"카페", "coffee", "야경", "museum 맛집", "등대", "makgeolli", "폭포", "서울카페"}
+	gaveUp, finished := 0, 0
+	for i := range 120 {
+		q := guides.NearbyQuery{Lat: 37.5665 + rng.NormFloat64()*0.1, Lng: 126.978 + rng.NormFloat64()*0.1,
+			RadiusM: math.Exp(math.Log(200) + rng.Float64()*math.Log(50_000/200.0)), Limit: 1 + rng.IntN(30),
+			Text: words[rng.IntN(len(words))]}
+		if i%5 == 0 {
+			q.Tag = "food"
+		}
+		want := bruteText(t, db, q)
+		for page := 0; page < 3 && len(want) > 0; page++ {
+			walked, done, indexed, err := store.TextSearchBothWays(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done {
+				finished++
+				if diff := sameIDs(walked, want, q.Limit); diff != "" {
+					t.Fatalf("walk %d page %d %+v: %s", i, page, q, diff)
+				}
+			} else {
+				gaveUp++
+			}
+			if diff := sameIDs(indexed, want, q.Limit); diff != "" {
+				t.Fatalf("index %d page %d %+v: %s", i, page, q, diff)
+			}
+			if len(want) <= q.Limit {
+				break
+			}
+			last := want[q.Limit-1]
+			q.After = &guides.Position{DistanceM: last.DistanceM, ID: last.ID}
+			want = want[q.Limit:]
+		}
+	}
+	t.Logf("the walk finished %d pages and gave up on %d", finished, gaveUp)
+	if finished == 0 || gaveUp == 0 {
+		t.Errorf("one way was never taken: %d finished, %d gave up", finished, gaveUp)
+	}
+}
+
+// bruteText is every match of q within its radius after its cursor, in the
+// nearby order, from all the guides the text matches.
+func bruteText(t *testing.T, db *gsql.DB, q guides.NearbyQuery) []guides.Item {
+	t.Helper()
+	rows, err := db.Pool.Query(context.Background(), `SELECT id::text, ST_Y(location::geometry), ST_X(location::geometry)
+		FROM guides WHERE search @@ guide_search_query($1) AND ($2 = '' OR tags @> ARRAY[$2])`, q.Text, q.Tag)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	here := guides.PointAt(q.Lat, q.Lng)
+	var out []guides.Item
+	for rows.Next() {
+		var it guides.Item
+		if err := rows.Scan(&it.ID, &it.Lat, &it.Lng); err != nil {
+			t.Fatal(err)
+		}
+		it.DistanceM = here.DistanceTo(guides.PointAt(it.Lat, it.Lng))
+		if it.DistanceM <= q.RadiusM && guides.Follows(guides.PositionOf(it.ID, it.DistanceM), q.After) {
+			out = append(out, it)
+		}
+	}
+	guides.SortNearby(out)
+	return out
+}
+
+func sameIDs(got, want []guides.Item, limit int) string {
+	want = want[:min(limit, len(want))]
+	if len(got) != len(want) {
+		return fmt.Sprintf("%d guides, brute force %d", len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || got[i].DistanceM != want[i].DistanceM {
+			return fmt.Sprintf("#%d %s at %v, brute force %s at %v", i, got[i].ID, got[i].DistanceM, want[i].ID, want[i].DistanceM)
+		}
+	}
+	return ""
 }
