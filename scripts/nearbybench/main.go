@@ -50,6 +50,7 @@ func main() {
 	radius := flag.Float64("radius", 0, "radius_m (0: the area's default, 1000)")
 	likes := flag.Int("likes", 0, "instead: N guest users each double-tap like on one new guide at once")
 	texts := flag.String("q", "", "text searches, comma-separated: each request sends one of them, at random, as q")
+	signedIn := flag.Bool("auth", false, "search as a guest user (lists then carry the viewer's likes and exact counts)")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
@@ -70,7 +71,15 @@ func main() {
 		if *texts != "" {
 			qs = strings.Split(*texts, ",")
 		}
-		out = nearby(client, *base, a, *conc, *dur, *limit, qs)
+		token := ""
+		if *signedIn {
+			var s struct {
+				AccessToken string `json:"access_token"`
+			}
+			post(client, "POST", *base+"/v1/auth/guest", "", "", &s)
+			token = s.AccessToken
+		}
+		out = nearby(client, *base, a, *conc, *dur, *limit, qs, token)
 	}
 	if *jsonOut {
 		json.NewEncoder(os.Stdout).Encode(out)
@@ -91,7 +100,7 @@ type nearbySummary struct {
 	MeanItems float64 `json:"mean_items"`
 }
 
-func nearby(client *http.Client, base string, a area, conc int, dur time.Duration, limit int, texts []string) nearbySummary {
+func nearby(client *http.Client, base string, a area, conc int, dur time.Duration, limit int, texts []string, token string) nearbySummary {
 	var (
 		mu        sync.Mutex
 		lats      []time.Duration
@@ -113,7 +122,11 @@ func nearby(client *http.Client, base string, a area, conc int, dur time.Duratio
 					url += "&q=" + neturl.QueryEscape(texts[rng.IntN(len(texts))])
 				}
 				t0 := time.Now()
-				resp, err := client.Get(url)
+				req, _ := http.NewRequest("GET", url, nil)
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				resp, err := client.Do(req)
 				if err != nil {
 					errs.Add(1)
 					continue
