@@ -123,7 +123,7 @@ type NearbyQuery struct {
 	Tag      string
 	// Text, when set, keeps only guides whose title, body and tags hold
 	// every word of it (the store's full-text search, see
-	// migrations/00007_lists.sql).
+	// migrations/00008_lists.sql).
 	Text string
 }
 
