@@ -279,8 +279,13 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 	}
 	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor))
 	defer releaseAnswer(answer)
+	listHeaders(c)
 	c.Data(http.StatusOK, answerType, *answer)
 }
+
+// listHeaders marks a list answer as depending on the caller: liked_by_me
+// and the exact counts are read for a bearer token's account.
+func listHeaders(c *gin.Context) { c.Writer.Header().Add("Vary", "Authorization") }
 
 // cursorField is a list answer's next_cursor: null on the last page.
 func cursorField(cursor string) answerField {
@@ -303,6 +308,7 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor),
 		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) }})
 	defer releaseAnswer(answer)
+	listHeaders(c)
 	c.Data(http.StatusOK, answerType, *answer)
 }
 

@@ -75,6 +75,9 @@ func TestListItemsShowTheViewersOwnLikesAtOnce(t *testing.T) {
 		}
 		return p.Items[0]
 	}
+	if v := c.call("GET", near, bob, nil).header.Values("Vary"); !slices.Contains(v, "Authorization") {
+		t.Errorf("a list answer that depends on the caller varies by %v", v)
+	}
 	it := one(near, bob)
 	if it.Author.ID != aliceID || it.Author.DisplayName == "" || it.PhotoCount != 1 || it.Cover == nil ||
 		it.Cover.ID != photo || it.Cover.Status != "pending" || it.LikedByMe || it.LikeCount != 0 {
