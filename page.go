@@ -30,7 +30,7 @@ func PageAfter(field, cursor string) (string, error) {
 	}
 	b, err := base64.RawURLEncoding.DecodeString(cursor)
 	if err != nil || len(b) != 16 {
-		return "", Invalid(FieldError{Field: field, Message: "is not a cursor this server issued"})
+		return "", Invalid(Field(field, FINVALIDFORMAT, "is not a cursor this server issued"))
 	}
 	return uuid.UUID(b).String(), nil
 }
@@ -41,7 +41,7 @@ func CheckLimit(f *Fields, field string, v *int, def, max int) int {
 	case v == nil:
 		return def
 	case *v < 1 || *v > max:
-		f.Add(field, fmt.Sprintf("must be between 1 and %d", max))
+		f.Add(field, FOUTOFRANGE, fmt.Sprintf("must be between 1 and %d", max))
 	}
 	return *v
 }

@@ -61,7 +61,8 @@ func seoulViewport(b *testing.B) []byte {
 	for i := range items {
 		items[i].ThumbURL = thumbs[items[i].ID]
 	}
-	answer := itemsAnswer(items, false, "truncated", func(b []byte) []byte { return strconv.AppendBool(b, truncated) })
+	answer := itemsAnswer(items, false, cursorField(""),
+		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, truncated) }})
 	return bytes.Clone(*answer)
 }
 

@@ -18,17 +18,12 @@ import (
 
 	"github.com/goccy/go-yaml"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/guides"
-	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/media"
-	"github.com/guidepost/guidepost/objstore"
 	gsql "github.com/guidepost/guidepost/sql"
-	"github.com/guidepost/guidepost/worker"
 )
 
 // fullStack is the API over every real service: PostgreSQL, Redis, S3.

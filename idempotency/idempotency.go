@@ -79,11 +79,11 @@ func Check(key string) error {
 		return nil
 	}
 	if len(key) > 255 {
-		return guidepost.Invalid(guidepost.FieldError{Field: Header, Message: "must be at most 255 characters"})
+		return guidepost.Invalid(guidepost.Field(Header, guidepost.FTOOLONG, "must be at most 255 characters"))
 	}
 	for _, r := range key {
 		if r < '!' || r > '~' {
-			return guidepost.Invalid(guidepost.FieldError{Field: Header, Message: "must be printable ASCII without spaces"})
+			return guidepost.Invalid(guidepost.Field(Header, guidepost.FINVALIDCHARS, "must be printable ASCII without spaces"))
 		}
 	}
 	return nil
@@ -132,12 +132,12 @@ func heldError(held, use Use, body string) error {
 	case held.Fingerprint != use.Fingerprint:
 		message := "was already used with a different " + body
 		return &guidepost.Error{Code: guidepost.EUNPROCESSABLE, Message: Header + ": " + message,
-			Fields: []guidepost.FieldError{{Field: Header, Message: message}}}
+			Fields: []guidepost.FieldError{guidepost.Field(Header, guidepost.FMISMATCH, message)}}
 	case !held.Done:
 		return &guidepost.Error{
 			Code:    guidepost.ECONFLICT,
 			Message: "a request with this Idempotency-Key is still in progress; retry in a moment",
-			Fields:  []guidepost.FieldError{{Field: Header, Message: "is in use by a request in progress"}},
+			Fields:  []guidepost.FieldError{guidepost.Field(Header, guidepost.FINUSE, "is in use by a request in progress")},
 		}
 	}
 	return nil

@@ -100,9 +100,9 @@ func checkIDs(ids []string) ([]string, error) {
 	var f guidepost.Fields
 	switch {
 	case len(ids) == 0:
-		f.Add("ids", "is required: photo ids separated by commas")
+		f.Add("ids", guidepost.FREQUIRED, "is required: photo ids separated by commas")
 	case len(ids) > MaxBatch:
-		f.Add("ids", fmt.Sprintf("must list at most %d photos", MaxBatch))
+		f.Add("ids", guidepost.FTOOMANY, fmt.Sprintf("must list at most %d photos", MaxBatch))
 	}
 	if err := f.Err(); err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func checkIDs(ids []string) ([]string, error) {
 	for i, id := range ids {
 		u, err := uuid.Parse(id)
 		if err != nil || len(id) != 36 {
-			f.Add("ids["+strconv.Itoa(i)+"]", "is not a media id")
+			f.Add("ids["+strconv.Itoa(i)+"]", guidepost.FINVALIDFORMAT, "is not a media id")
 			continue
 		}
 		if norm := u.String(); !seen[norm] {
