@@ -26,6 +26,7 @@ const (
 	RedisDBE2EFault  = 9
 	RedisDBCmd       = 10
 	RedisDBRateLimit = 11
+	RedisDBEvents    = 12
 )
 
 // RedisURL returns the shared server's URL for db, emptied first.
