@@ -25,22 +25,23 @@ func client(t *testing.T, url string) *redis.Client {
 	return c
 }
 
-// process is what one API process holds: a client, a hub and the feed
-// that fills it, stopped and joined at the end of the test.
-type process struct {
-	log *events.Redis
-	hub *events.Hub
-}
-
-func startProcess(t *testing.T, url string, opt events.Options) *process {
+// startProcess is what one API process holds: a hub with a stream open
+// for each of users, and the feed that fills it, stopped and joined at the
+// end of the test. The streams open first, so that the feed's first
+// subscription tells them (waitMissed) once it is confirmed.
+func startProcess(t *testing.T, url string, users ...string) []*events.Subscription {
 	t.Helper()
-	opt.Registerer = prometheus.NewRegistry()
-	p := &process{log: events.NewRedis(client(t, url), opt), hub: events.NewHub(events.HubOptions{PerUser: 2, Max: 3})}
+	log := events.NewRedis(client(t, url), events.Options{Registerer: prometheus.NewRegistry()})
+	hub := events.NewHub(events.HubOptions{})
+	var subs []*events.Subscription
+	for _, u := range users {
+		subs = append(subs, subscribe(t, hub, u))
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Go(func() { p.log.Run(ctx, p.hub) })
+	wg.Go(func() { log.Run(ctx, hub) })
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	return p
+	return subs
 }
 
 func subscribe(t *testing.T, h *events.Hub, user string) *events.Subscription {
@@ -80,8 +81,8 @@ func next(t *testing.T, s *events.Subscription, within time.Duration) events.Eve
 func TestAnEventReachesItsUserOnAnotherProcess(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBEvents)
 	worker := events.NewRedis(client(t, url), events.Options{})
-	api := startProcess(t, url, events.Options{})
-	alice, bob := subscribe(t, api.hub, "alice"), subscribe(t, api.hub, "bob")
+	subs := startProcess(t, url, "alice", "bob")
+	alice, bob := subs[0], subs[1]
 	waitMissed(t, alice)
 	start := time.Now()
 	id, err := worker.Publish(context.Background(), events.Event{UserID: "alice", Type: "media.ready", Subject: "photo-1"})
@@ -176,8 +177,7 @@ func TestTheFeedFollowsARestartedRedis(t *testing.T) {
 		t.Skip("restarts a Redis server")
 	}
 	srv := testkit.StartRedis(t)
-	api := startProcess(t, srv.URL, events.Options{})
-	s := subscribe(t, api.hub, "hana")
+	s := startProcess(t, srv.URL, "hana")[0]
 	waitMissed(t, s)
 	srv.Stop()
 	srv.Start()
