@@ -1,0 +1,449 @@
+package api_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/events"
+	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/objstore"
+	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
+)
+
+// eventsEnv is two API processes and a worker sharing PostgreSQL, Redis and
+// S3, each with its own Redis client, hub and feed, as main wires them.
+type eventsEnv struct {
+	t      *testing.T
+	apis   [2]*httptest.Server
+	srvs   [2]*api.Server
+	clock  *clock
+	rdb    *redis.Client
+	worker *asynq.ServeMux
+	log    *events.Redis // the worker's
+}
+
+func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
+	db := testkit.DB(t)
+	url := testkit.RedisURL(t, testkit.RedisDBAPI)
+	blobs := objstore.New(testkit.S3Config(t))
+	e := &eventsEnv{t: t, clock: &clock{}}
+	e.clock.now.Store(time.Now().UnixNano())
+	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, e.clock)
+	newClient := func() *redis.Client {
+		opt, _ := redis.ParseURL(url)
+		c := redis.NewClient(opt)
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	newMedia := func(rdb *redis.Client, n media.Notifier) *media.Service {
+		return media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: blobs,
+			Queue: worker.NewQueue(rdb), Clock: guidepost.SystemClock{}, Notifier: n}, media.Config{})
+	}
+	var wg sync.WaitGroup
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() { cancel(); wg.Wait() }) // after the servers' own cleanups
+	for i := range e.apis {
+		rdb := newClient()
+		log := events.NewRedis(rdb, events.Options{Registerer: prometheus.NewRegistry()})
+		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
+			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log}}
+		if tune != nil {
+			tune(&deps)
+		}
+		wg.Go(func() { log.Run(ctx, deps.Events.Hub) })
+		e.srvs[i] = api.New(deps)
+		e.apis[i] = httptest.NewServer(e.srvs[i].Handler())
+		t.Cleanup(e.apis[i].Close)
+	}
+	e.rdb = newClient()
+	e.log = events.NewRedis(e.rdb, events.Options{})
+	e.worker = worker.NewMux(newMedia(e.rdb, e.log), worker.NewMetrics(prometheus.NewRegistry()))
+	return e
+}
+
+// upload sends a photo to API i and returns its id.
+func (e *eventsEnv) upload(i int, token, name string) string {
+	e.t.Helper()
+	data, err := os.ReadFile("../testdata/photos/" + name)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	fw, _ := mw.CreateFormFile("file", name)
+	fw.Write(data)
+	mw.Close()
+	h := &harness{t: e.t, srv: e.apis[i]}
+	status, _, raw := h.send("POST", "/v1/media", token, mw.FormDataContentType(), &body)
+	var m struct{ ID string }
+	if status != http.StatusAccepted || json.Unmarshal(raw, &m) != nil {
+		e.t.Fatalf("upload %s: %d %s", name, status, raw)
+	}
+	return m.ID
+}
+
+// derive runs the photo's derive task as a worker does; the task commits
+// the row, then publishes.
+func (e *eventsEnv) derive(mediaID string) {
+	e.t.Helper()
+	err := e.worker.ProcessTask(context.Background(), asynq.NewTask(worker.TypeDerive, []byte(`{"media_id":"`+mediaID+`"}`)))
+	if err != nil && !media.IsPermanent(err) {
+		e.t.Fatalf("derive %s: %v", mediaID, err)
+	}
+}
+
+func (e *eventsEnv) guest(i int) string { return guestToken(e.t, e.apis[i].URL) }
+
+// sseEvent is one event of a stream, or a comment (name ":").
+type sseEvent struct {
+	id, name, data string
+	at             time.Time
+}
+
+// sse reads a text/event-stream answer on a goroutine joined at cleanup.
+type sse struct {
+	t      *testing.T
+	resp   *http.Response
+	events chan sseEvent
+	stop   chan struct{} // closed at cleanup: the reader stops sending
+}
+
+// openStream opens GET /v1/events on base; it must answer 200.
+func openStream(t *testing.T, base, token, lastID string) *sse {
+	t.Helper()
+	resp := streamRequest(t, base, token, lastID)
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
+		resp.Body.Close()
+		t.Fatalf("GET /v1/events: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	s := &sse{t: t, resp: resp, events: make(chan sseEvent, 100), stop: make(chan struct{})}
+	var wg sync.WaitGroup
+	wg.Go(s.read)
+	t.Cleanup(func() { close(s.stop); resp.Body.Close(); wg.Wait() })
+	return s
+}
+
+func streamRequest(t *testing.T, base, token, lastID string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", base+"/v1/events", nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func (s *sse) read() {
+	defer close(s.events)
+	sc := bufio.NewScanner(s.resp.Body)
+	var ev sseEvent
+	emit := func(e sseEvent) bool {
+		select {
+		case s.events <- e:
+			return true
+		case <-s.stop:
+			return false
+		}
+	}
+	for sc.Scan() {
+		line := sc.Text()
+		field, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch field {
+		case "":
+			if line != "" && !emit(sseEvent{name: ":", data: value, at: time.Now()}) {
+				return
+			}
+			if line == "" && (ev.name != "" || ev.data != "") {
+				ev.at = time.Now()
+				if !emit(ev) {
+					return
+				}
+				ev = sseEvent{}
+			}
+		case "id":
+			ev.id = value
+		case "event":
+			ev.name = value
+		case "data":
+			ev.data += value
+		}
+	}
+}
+
+// next returns the next event that is not a comment.
+func (s *sse) next(within time.Duration) sseEvent {
+	s.t.Helper()
+	deadline := time.After(within)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				s.t.Fatal("the stream ended")
+			}
+			if ev.name != ":" {
+				conforms(s.t, ev)
+				return ev
+			}
+		case <-deadline:
+			s.t.Fatalf("no event within %s", within)
+		}
+	}
+}
+
+// quiet asserts that no event but comments comes for d.
+func (s *sse) quiet(d time.Duration) {
+	s.t.Helper()
+	deadline := time.After(d)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if ok && ev.name != ":" {
+				s.t.Fatalf("unexpected event %+v", ev)
+			}
+			if !ok {
+				return
+			}
+		case <-deadline:
+			return
+		}
+	}
+}
+
+// ended reports whether the stream ends within d.
+func (s *sse) ended(d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		select {
+		case _, ok := <-s.events:
+			if !ok {
+				return true
+			}
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+type mediaEvent struct {
+	ID          string    `json:"id"`
+	Status      string    `json:"status"`
+	ProcessedAt time.Time `json:"processed_at"`
+	Failure     *string   `json:"failure"`
+	URLs        struct {
+		Thumbnail *string `json:"thumbnail"`
+		Marker    *string `json:"marker"`
+	} `json:"urls"`
+}
+
+func (s *sse) media(ev sseEvent) mediaEvent {
+	s.t.Helper()
+	var m mediaEvent
+	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
+		s.t.Fatalf("event data %q: %v", ev.data, err)
+	}
+	return m
+}
+
+// The stream is on one API process, the upload on another, the commit in
+// the worker: the event arrives within a second of the commit, carrying
+// the photo as GET /v1/media/{id} shows its owner.
+func TestEventReachesAStreamOnAnotherProcess(t *testing.T) {
+	e := newEventsEnv(t, nil)
+	token := e.guest(0)
+	stream := openStream(t, e.apis[1].URL, token, "")
+	ready, bad := e.upload(0, token, "photo.jpg"), e.upload(0, token, "corrupt.jpg")
+	e.derive(ready)
+	ev := stream.next(5 * time.Second)
+	m := stream.media(ev)
+	if ev.name != "media.ready" || ev.id == "" || m.ID != ready || m.Status != "ready" || m.URLs.Marker == nil || m.URLs.Thumbnail == nil {
+		t.Fatalf("event %+v: %+v", ev, m)
+	}
+	// processed_at is taken just before the commit: a bound on its time.
+	if lag := ev.at.Sub(m.ProcessedAt); lag > time.Second {
+		t.Fatalf("the event arrived %s after the commit", lag)
+	} else {
+		t.Logf("commit to event on the other process: under %s", lag)
+	}
+	e.derive(bad)
+	ev = stream.next(5 * time.Second)
+	if m := stream.media(ev); ev.name != "media.failed" || m.ID != bad || m.Failure == nil {
+		t.Fatalf("failed photo: %+v %+v", ev, m)
+	}
+}
+
+// A client that reconnects with Last-Event-ID gets what it missed, in
+// order, from either process; one whose id the log no longer holds is told
+// to reload first ("resync"); a fresh stream gets nothing from before it.
+func TestEventStreamResumesFromLastEventID(t *testing.T) {
+	e := newEventsEnv(t, nil)
+	token := e.guest(0)
+	first := openStream(t, e.apis[0].URL, token, "")
+	p1 := e.upload(0, token, "photo.jpg")
+	e.derive(p1)
+	seen := first.next(5 * time.Second)
+	first.resp.Body.Close()
+	p2, p3 := e.upload(1, token, "photo.png"), e.upload(1, token, "corrupt.jpg")
+	e.derive(p2)
+	e.derive(p3)
+
+	again := openStream(t, e.apis[1].URL, token, seen.id)
+	a, b := again.next(5*time.Second), again.next(5*time.Second)
+	if again.media(a).ID != p2 || a.name != "media.ready" || again.media(b).ID != p3 || b.name != "media.failed" || !events.After(b.id, a.id) || !events.After(a.id, seen.id) {
+		t.Fatalf("resumed: %+v, %+v", a, b)
+	}
+	again.quiet(200 * time.Millisecond)
+
+	lost := openStream(t, e.apis[0].URL, token, "1-0")
+	if ev := lost.next(5 * time.Second); ev.name != "resync" {
+		t.Fatalf("a resume past the window: %+v", ev)
+	}
+	for _, want := range []string{p1, p2, p3} {
+		if got := lost.media(lost.next(5 * time.Second)).ID; got != want {
+			t.Fatalf("after resync: %s, want %s", got, want)
+		}
+	}
+	openStream(t, e.apis[0].URL, token, "").quiet(300 * time.Millisecond)
+}
+
+// A user never sees another user's events: not live, not by resuming from
+// another user's event id, not even if an event of another user's photo
+// were logged under their name.
+func TestEventStreamsNeverCrossUsers(t *testing.T) {
+	e := newEventsEnv(t, nil)
+	alice, bob := e.guest(0), e.guest(0)
+	aliceStream, bobStream := openStream(t, e.apis[1].URL, alice, ""), openStream(t, e.apis[1].URL, bob, "")
+	photo := e.upload(0, alice, "photo.jpg")
+	e.derive(photo)
+	ev := aliceStream.next(5 * time.Second)
+	if aliceStream.media(ev).ID != photo {
+		t.Fatalf("alice: %+v", ev)
+	}
+	bobStream.quiet(300 * time.Millisecond)
+
+	stolen := openStream(t, e.apis[0].URL, bob, ev.id)
+	if got := stolen.next(5 * time.Second); got.name != "resync" {
+		t.Fatalf("bob resuming from alice's event: %+v", got)
+	}
+	stolen.quiet(300 * time.Millisecond)
+
+	me := (&harness{t: t, srv: e.apis[0]}).do("GET", "/v1/me", bob, "")
+	if _, err := e.log.Publish(context.Background(), events.Event{UserID: me.body["id"].(string), Type: "media.ready", Subject: photo}); err != nil {
+		t.Fatal(err)
+	}
+	bobStream.quiet(300 * time.Millisecond)
+}
+
+// A stream holds no request slot and has no request deadline, sends
+// heartbeats, and one account may hold only a few; the route refuses what
+// it does not understand.
+func TestEventStreamsAreExemptAndCapped(t *testing.T) {
+	e := newEventsEnv(t, func(d *api.Deps) {
+		d.MaxInflight, d.QueueWait, d.RequestTimeout = 1, 50*time.Millisecond, 100*time.Millisecond
+		d.Events.Heartbeat = 50 * time.Millisecond
+		d.Events.Hub = events.NewHub(events.HubOptions{PerUser: 2})
+	})
+	token := e.guest(0)
+	h := &harness{t: t, srv: e.apis[0]}
+	s1, _ := openStream(t, e.apis[0].URL, token, ""), openStream(t, e.apis[0].URL, token, "")
+	for range 5 { // the one slot stays free for everything else
+		if r := h.do("GET", "/v1/me", token, ""); r.status != 200 {
+			t.Fatalf("with streams open, GET /v1/me: %d", r.status)
+		}
+	}
+	resp := streamRequest(t, e.apis[0].URL, token, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a third stream of one account: %d", resp.StatusCode)
+	}
+	time.Sleep(300 * time.Millisecond) // three request timeouts
+	beats := 0
+	for len(s1.events) > 0 {
+		if ev := <-s1.events; ev.name == ":" {
+			beats++
+		}
+	}
+	if beats < 3 {
+		t.Fatalf("%d heartbeats in 300 ms", beats)
+	}
+	photo := e.upload(0, token, "photo.jpg")
+	e.derive(photo)
+	if ev := s1.next(5 * time.Second); s1.media(ev).ID != photo {
+		t.Fatalf("after the request timeout: %+v", ev)
+	}
+	for _, tc := range []struct {
+		path, token, last string
+		want              int
+	}{
+		{"/v1/events", "", "", 401},
+		{"/v1/events?since=1", token, "", 400},
+		{"/v1/events", token, "yesterday", 400},
+	} {
+		req, _ := http.NewRequest("GET", e.apis[1].URL+tc.path, nil)
+		if tc.token != "" {
+			req.Header.Set("Authorization", "Bearer "+tc.token)
+		}
+		if tc.last != "" {
+			req.Header.Set("Last-Event-ID", tc.last)
+		}
+		problem(t, h.sendRequest(req), tc.want)
+	}
+}
+
+// Shutdown ends every stream at once (Shutdown would otherwise wait its
+// whole grace for them) and refuses new ones; a stream also ends once its
+// token has expired.
+func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
+	e := newEventsEnv(t, func(d *api.Deps) { d.Events.Recheck = 50 * time.Millisecond })
+	token := e.guest(0)
+	s := openStream(t, e.apis[0].URL, token, "")
+	start := time.Now()
+	e.srvs[0].EndStreams()
+	if !s.ended(time.Second) {
+		t.Fatal("the stream outlived EndStreams")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := e.srvs[0].WaitHandlers(ctx); err != nil {
+		t.Fatalf("handlers still running %s after EndStreams: %v", time.Since(start), err)
+	}
+	resp := streamRequest(t, e.apis[0].URL, token, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Fatalf("a stream after EndStreams: %d", resp.StatusCode)
+	}
+
+	other := openStream(t, e.apis[1].URL, token, "")
+	other.quiet(200 * time.Millisecond)
+	e.clock.now.Add(int64(2 * time.Hour))
+	if !other.ended(time.Second) {
+		t.Fatal("the stream outlived its token")
+	}
+}
