@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/internal/testkit"
 )
 
 // documentedEvent is the document's Event schema: every event a stream
@@ -28,23 +29,23 @@ var documentedEvent = sync.OnceValues(func() (*openapi3.Schema, error) {
 
 // conforms checks one event, its lines made into the object the schema
 // describes.
-func conforms(t *testing.T, ev sseEvent) {
+func conforms(t *testing.T, ev testkit.SSEEvent) {
 	t.Helper()
 	schema, err := documentedEvent()
 	if err != nil {
 		t.Fatal(err)
 	}
-	obj := map[string]any{"event": ev.name}
-	if ev.id != "" {
-		obj["id"] = ev.id
+	obj := map[string]any{"event": ev.Name}
+	if ev.ID != "" {
+		obj["id"] = ev.ID
 	}
 	var data any
-	if err := json.Unmarshal([]byte(ev.data), &data); err != nil {
-		t.Fatalf("event %s: data is not one line of JSON: %q", ev.name, ev.data)
+	if err := json.Unmarshal([]byte(ev.Data), &data); err != nil {
+		t.Fatalf("event %s: data is not one line of JSON: %q", ev.Name, ev.Data)
 	}
 	obj["data"] = data
 	if err := schema.VisitJSON(obj, openapi3.EnableJSONSchema2020(), openapi3.VisitAsResponse()); err != nil {
-		t.Errorf("event %s does not match the documented Event schema: %v\n%s", ev.name, err, ev.data)
+		t.Errorf("event %s does not match the documented Event schema: %v\n%s", ev.Name, err, ev.Data)
 	}
 }
 

@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -32,6 +31,8 @@ import (
 
 // eventsEnv is two API processes and a worker sharing PostgreSQL, Redis and
 // S3, each with its own Redis client, hub and feed, as main wires them.
+// Redis is a private server: the shared one's DB is flushed by any other
+// run of this package, and a stream's log must outlive the test's steps.
 type eventsEnv struct {
 	t      *testing.T
 	apis   [2]*httptest.Server
@@ -42,9 +43,10 @@ type eventsEnv struct {
 	log    *events.Redis // the worker's
 }
 
+// tune, when set, changes the first API process only.
 func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 	db := testkit.DB(t)
-	url := testkit.RedisURL(t, testkit.RedisDBAPI)
+	url := testkit.StartRedis(t).URL
 	blobs := objstore.New(testkit.S3Config(t))
 	e := &eventsEnv{t: t, clock: &clock{}}
 	e.clock.now.Store(time.Now().UnixNano())
@@ -68,7 +70,7 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
 			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log}}
-		if tune != nil {
+		if tune != nil && i == 0 {
 			tune(&deps)
 		}
 		wg.Go(func() { log.Run(ctx, deps.Events.Hub) })
@@ -115,36 +117,13 @@ func (e *eventsEnv) derive(mediaID string) {
 
 func (e *eventsEnv) guest(i int) string { return guestToken(e.t, e.apis[i].URL) }
 
-// sseEvent is one event of a stream, or a comment (name ":").
-type sseEvent struct {
-	id, name, data string
-	at             time.Time
-}
-
-// sse reads a text/event-stream answer on a goroutine joined at cleanup.
-type sse struct {
-	t      *testing.T
-	resp   *http.Response
-	events chan sseEvent
-	stop   chan struct{} // closed at cleanup: the reader stops sending
-}
-
 // openStream opens GET /v1/events on base; it must answer 200.
-func openStream(t *testing.T, base, token, lastID string) *sse {
+func openStream(t *testing.T, base, token, lastID string) *testkit.SSE {
 	t.Helper()
-	resp := streamRequest(t, base, token, lastID)
-	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" {
-		resp.Body.Close()
-		t.Fatalf("GET /v1/events: %d %q", resp.StatusCode, resp.Header.Get("Content-Type"))
-	}
-	s := &sse{t: t, resp: resp, events: make(chan sseEvent, 100), stop: make(chan struct{})}
-	var wg sync.WaitGroup
-	wg.Go(s.read)
-	t.Cleanup(func() { close(s.stop); resp.Body.Close(); wg.Wait() })
-	return s
+	return testkit.OpenSSE(t, streamRequest(t, base, token, lastID))
 }
 
-func streamRequest(t *testing.T, base, token, lastID string) *http.Response {
+func streamRequest(t *testing.T, base, token, lastID string) *http.Request {
 	t.Helper()
 	req, _ := http.NewRequest("GET", base+"/v1/events", nil)
 	if token != "" {
@@ -153,103 +132,15 @@ func streamRequest(t *testing.T, base, token, lastID string) *http.Response {
 	if lastID != "" {
 		req.Header.Set("Last-Event-ID", lastID)
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp
+	return req
 }
 
-func (s *sse) read() {
-	defer close(s.events)
-	sc := bufio.NewScanner(s.resp.Body)
-	var ev sseEvent
-	emit := func(e sseEvent) bool {
-		select {
-		case s.events <- e:
-			return true
-		case <-s.stop:
-			return false
-		}
-	}
-	for sc.Scan() {
-		line := sc.Text()
-		field, value, _ := strings.Cut(line, ":")
-		value = strings.TrimPrefix(value, " ")
-		switch field {
-		case "":
-			if line != "" && !emit(sseEvent{name: ":", data: value, at: time.Now()}) {
-				return
-			}
-			if line == "" && (ev.name != "" || ev.data != "") {
-				ev.at = time.Now()
-				if !emit(ev) {
-					return
-				}
-				ev = sseEvent{}
-			}
-		case "id":
-			ev.id = value
-		case "event":
-			ev.name = value
-		case "data":
-			ev.data += value
-		}
-	}
-}
-
-// next returns the next event that is not a comment.
-func (s *sse) next(within time.Duration) sseEvent {
-	s.t.Helper()
-	deadline := time.After(within)
-	for {
-		select {
-		case ev, ok := <-s.events:
-			if !ok {
-				s.t.Fatal("the stream ended")
-			}
-			if ev.name != ":" {
-				conforms(s.t, ev)
-				return ev
-			}
-		case <-deadline:
-			s.t.Fatalf("no event within %s", within)
-		}
-	}
-}
-
-// quiet asserts that no event but comments comes for d.
-func (s *sse) quiet(d time.Duration) {
-	s.t.Helper()
-	deadline := time.After(d)
-	for {
-		select {
-		case ev, ok := <-s.events:
-			if ok && ev.name != ":" {
-				s.t.Fatalf("unexpected event %+v", ev)
-			}
-			if !ok {
-				return
-			}
-		case <-deadline:
-			return
-		}
-	}
-}
-
-// ended reports whether the stream ends within d.
-func (s *sse) ended(d time.Duration) bool {
-	deadline := time.After(d)
-	for {
-		select {
-		case _, ok := <-s.events:
-			if !ok {
-				return true
-			}
-		case <-deadline:
-			return false
-		}
-	}
+// next is the stream's next event, which must match the document.
+func next(t *testing.T, s *testkit.SSE) testkit.SSEEvent {
+	t.Helper()
+	ev := s.Next(5 * time.Second)
+	conforms(t, ev)
+	return ev
 }
 
 type mediaEvent struct {
@@ -263,11 +154,11 @@ type mediaEvent struct {
 	} `json:"urls"`
 }
 
-func (s *sse) media(ev sseEvent) mediaEvent {
-	s.t.Helper()
+func photoOf(t *testing.T, ev testkit.SSEEvent) mediaEvent {
+	t.Helper()
 	var m mediaEvent
-	if err := json.Unmarshal([]byte(ev.data), &m); err != nil {
-		s.t.Fatalf("event data %q: %v", ev.data, err)
+	if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
+		t.Fatalf("event data %q: %v", ev.Data, err)
 	}
 	return m
 }
@@ -281,20 +172,20 @@ func TestEventReachesAStreamOnAnotherProcess(t *testing.T) {
 	stream := openStream(t, e.apis[1].URL, token, "")
 	ready, bad := e.upload(0, token, "photo.jpg"), e.upload(0, token, "corrupt.jpg")
 	e.derive(ready)
-	ev := stream.next(5 * time.Second)
-	m := stream.media(ev)
-	if ev.name != "media.ready" || ev.id == "" || m.ID != ready || m.Status != "ready" || m.URLs.Marker == nil || m.URLs.Thumbnail == nil {
+	ev := next(t, stream)
+	m := photoOf(t, ev)
+	if ev.Name != "media.ready" || ev.ID == "" || m.ID != ready || m.Status != "ready" || m.URLs.Marker == nil || m.URLs.Thumbnail == nil {
 		t.Fatalf("event %+v: %+v", ev, m)
 	}
 	// processed_at is taken just before the commit: a bound on its time.
-	if lag := ev.at.Sub(m.ProcessedAt); lag > time.Second {
+	if lag := ev.At.Sub(m.ProcessedAt); lag > time.Second {
 		t.Fatalf("the event arrived %s after the commit", lag)
 	} else {
 		t.Logf("commit to event on the other process: under %s", lag)
 	}
 	e.derive(bad)
-	ev = stream.next(5 * time.Second)
-	if m := stream.media(ev); ev.name != "media.failed" || m.ID != bad || m.Failure == nil {
+	ev = next(t, stream)
+	if m := photoOf(t, ev); ev.Name != "media.failed" || m.ID != bad || m.Failure == nil {
 		t.Fatalf("failed photo: %+v %+v", ev, m)
 	}
 }
@@ -308,29 +199,29 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 	first := openStream(t, e.apis[0].URL, token, "")
 	p1 := e.upload(0, token, "photo.jpg")
 	e.derive(p1)
-	seen := first.next(5 * time.Second)
-	first.resp.Body.Close()
+	seen := next(t, first)
+	first.Resp.Body.Close()
 	p2, p3 := e.upload(1, token, "photo.png"), e.upload(1, token, "corrupt.jpg")
 	e.derive(p2)
 	e.derive(p3)
 
-	again := openStream(t, e.apis[1].URL, token, seen.id)
-	a, b := again.next(5*time.Second), again.next(5*time.Second)
-	if again.media(a).ID != p2 || a.name != "media.ready" || again.media(b).ID != p3 || b.name != "media.failed" || !events.After(b.id, a.id) || !events.After(a.id, seen.id) {
+	again := openStream(t, e.apis[1].URL, token, seen.ID)
+	a, b := next(t, again), next(t, again)
+	if photoOf(t, a).ID != p2 || a.Name != "media.ready" || photoOf(t, b).ID != p3 || b.Name != "media.failed" || !events.After(b.ID, a.ID) || !events.After(a.ID, seen.ID) {
 		t.Fatalf("resumed: %+v, %+v", a, b)
 	}
-	again.quiet(200 * time.Millisecond)
+	again.Quiet(200 * time.Millisecond)
 
 	lost := openStream(t, e.apis[0].URL, token, "1-0")
-	if ev := lost.next(5 * time.Second); ev.name != "resync" {
+	if ev := next(t, lost); ev.Name != "resync" {
 		t.Fatalf("a resume past the window: %+v", ev)
 	}
 	for _, want := range []string{p1, p2, p3} {
-		if got := lost.media(lost.next(5 * time.Second)).ID; got != want {
+		if got := photoOf(t, next(t, lost)).ID; got != want {
 			t.Fatalf("after resync: %s, want %s", got, want)
 		}
 	}
-	openStream(t, e.apis[0].URL, token, "").quiet(300 * time.Millisecond)
+	openStream(t, e.apis[0].URL, token, "").Quiet(300 * time.Millisecond)
 }
 
 // A user never sees another user's events: not live, not by resuming from
@@ -342,60 +233,49 @@ func TestEventStreamsNeverCrossUsers(t *testing.T) {
 	aliceStream, bobStream := openStream(t, e.apis[1].URL, alice, ""), openStream(t, e.apis[1].URL, bob, "")
 	photo := e.upload(0, alice, "photo.jpg")
 	e.derive(photo)
-	ev := aliceStream.next(5 * time.Second)
-	if aliceStream.media(ev).ID != photo {
+	ev := next(t, aliceStream)
+	if photoOf(t, ev).ID != photo {
 		t.Fatalf("alice: %+v", ev)
 	}
-	bobStream.quiet(300 * time.Millisecond)
+	bobStream.Quiet(300 * time.Millisecond)
 
-	stolen := openStream(t, e.apis[0].URL, bob, ev.id)
-	if got := stolen.next(5 * time.Second); got.name != "resync" {
+	stolen := openStream(t, e.apis[0].URL, bob, ev.ID)
+	if got := next(t, stolen); got.Name != "resync" {
 		t.Fatalf("bob resuming from alice's event: %+v", got)
 	}
-	stolen.quiet(300 * time.Millisecond)
+	stolen.Quiet(300 * time.Millisecond)
 
 	me := (&harness{t: t, srv: e.apis[0]}).do("GET", "/v1/me", bob, "")
 	if _, err := e.log.Publish(context.Background(), events.Event{UserID: me.body["id"].(string), Type: "media.ready", Subject: photo}); err != nil {
 		t.Fatal(err)
 	}
-	bobStream.quiet(300 * time.Millisecond)
+	bobStream.Quiet(300 * time.Millisecond)
 }
 
 // A stream holds no request slot and has no request deadline, sends
 // heartbeats, and one account may hold only a few; the route refuses what
 // it does not understand.
 func TestEventStreamsAreExemptAndCapped(t *testing.T) {
+	reg := prometheus.NewRegistry()
 	e := newEventsEnv(t, func(d *api.Deps) {
-		d.MaxInflight, d.QueueWait, d.RequestTimeout = 1, 50*time.Millisecond, 100*time.Millisecond
+		d.Registry, d.MaxInflight, d.RequestTimeout = reg, 1, 100*time.Millisecond
 		d.Events.Heartbeat = 50 * time.Millisecond
 		d.Events.Hub = events.NewHub(events.HubOptions{PerUser: 2})
 	})
-	token := e.guest(0)
+	token := e.guest(1)
 	h := &harness{t: t, srv: e.apis[0]}
 	s1, _ := openStream(t, e.apis[0].URL, token, ""), openStream(t, e.apis[0].URL, token, "")
-	for range 5 { // the one slot stays free for everything else
-		if r := h.do("GET", "/v1/me", token, ""); r.status != 200 {
-			t.Fatalf("with streams open, GET /v1/me: %d", r.status)
-		}
+	if n := gauge(t, reg, "guidepost_http_inflight"); n != 0 {
+		t.Fatalf("two streams hold %v of the one request slot", n)
 	}
-	resp := streamRequest(t, e.apis[0].URL, token, "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusTooManyRequests {
-		t.Fatalf("a third stream of one account: %d", resp.StatusCode)
-	}
+	problem(t, h.sendRequest(streamRequest(t, e.apis[0].URL, token, "")), http.StatusTooManyRequests)
 	time.Sleep(300 * time.Millisecond) // three request timeouts
-	beats := 0
-	for len(s1.events) > 0 {
-		if ev := <-s1.events; ev.name == ":" {
-			beats++
-		}
-	}
-	if beats < 3 {
+	if beats := s1.Comments(); beats < 3 {
 		t.Fatalf("%d heartbeats in 300 ms", beats)
 	}
-	photo := e.upload(0, token, "photo.jpg")
+	photo := e.upload(1, token, "photo.jpg")
 	e.derive(photo)
-	if ev := s1.next(5 * time.Second); s1.media(ev).ID != photo {
+	if ev := next(t, s1); photoOf(t, ev).ID != photo {
 		t.Fatalf("after the request timeout: %+v", ev)
 	}
 	for _, tc := range []struct {
@@ -422,11 +302,18 @@ func TestEventStreamsAreExemptAndCapped(t *testing.T) {
 // token has expired.
 func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
 	e := newEventsEnv(t, func(d *api.Deps) { d.Events.Recheck = 50 * time.Millisecond })
+	expiring := openStream(t, e.apis[0].URL, e.guest(0), "")
+	expiring.Quiet(200 * time.Millisecond)
+	e.clock.now.Add(int64(2 * time.Hour))
+	if !expiring.Ended(time.Second) {
+		t.Fatal("the stream outlived its token")
+	}
+
 	token := e.guest(0)
 	s := openStream(t, e.apis[0].URL, token, "")
 	start := time.Now()
 	e.srvs[0].EndStreams()
-	if !s.ended(time.Second) {
+	if !s.Ended(time.Second) {
 		t.Fatal("the stream outlived EndStreams")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -434,16 +321,24 @@ func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
 	if _, err := e.srvs[0].WaitHandlers(ctx); err != nil {
 		t.Fatalf("handlers still running %s after EndStreams: %v", time.Since(start), err)
 	}
-	resp := streamRequest(t, e.apis[0].URL, token, "")
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
-		t.Fatalf("a stream after EndStreams: %d", resp.StatusCode)
+	h := &harness{t: t, srv: e.apis[0]}
+	if r := h.sendRequest(streamRequest(t, e.apis[0].URL, token, "")); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Fatalf("a stream after EndStreams: %d", r.status)
 	}
+}
 
-	other := openStream(t, e.apis[1].URL, token, "")
-	other.quiet(200 * time.Millisecond)
-	e.clock.now.Add(int64(2 * time.Hour))
-	if !other.ended(time.Second) {
-		t.Fatal("the stream outlived its token")
+// gauge reads one gauge of reg.
+func gauge(t *testing.T, reg *prometheus.Registry, name string) float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
 	}
+	for _, f := range families {
+		if f.GetName() == name && len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0].GetGauge().GetValue()
+		}
+	}
+	t.Fatalf("no gauge %s", name)
+	return 0
 }
