@@ -51,12 +51,6 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 	e := &eventsEnv{t: t, clock: &clock{}}
 	e.clock.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, e.clock)
-	newClient := func() *redis.Client {
-		opt, _ := redis.ParseURL(url)
-		c := redis.NewClient(opt)
-		t.Cleanup(func() { c.Close() })
-		return c
-	}
 	newMedia := func(rdb *redis.Client, n media.Notifier) *media.Service {
 		return media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: blobs,
 			Queue: worker.NewQueue(rdb), Clock: guidepost.SystemClock{}, Notifier: n}, media.Config{})
@@ -65,7 +59,7 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); wg.Wait() }) // after the servers' own cleanups
 	for i := range e.apis {
-		rdb := newClient()
+		rdb := testkit.RedisClient(t, url)
 		log := events.NewRedis(rdb, events.Options{Registerer: prometheus.NewRegistry()})
 		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
@@ -78,7 +72,7 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 		e.apis[i] = httptest.NewServer(e.srvs[i].Handler())
 		t.Cleanup(e.apis[i].Close)
 	}
-	e.rdb = newClient()
+	e.rdb = testkit.RedisClient(t, url)
 	e.log = events.NewRedis(e.rdb, events.Options{})
 	e.worker = worker.NewMux(newMedia(e.rdb, e.log), worker.NewMetrics(prometheus.NewRegistry()))
 	return e

@@ -7,23 +7,11 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/events"
 	"github.com/guidepost/guidepost/internal/testkit"
 )
-
-func client(t *testing.T, url string) *redis.Client {
-	t.Helper()
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
 
 // startProcess is what one API process holds: a hub with a stream open
 // for each of users, and the feed that fills it, stopped and joined at the
@@ -31,7 +19,7 @@ func client(t *testing.T, url string) *redis.Client {
 // subscription tells them (waitMissed) once it is confirmed.
 func startProcess(t *testing.T, url string, users ...string) []*events.Subscription {
 	t.Helper()
-	log := events.NewRedis(client(t, url), events.Options{Registerer: prometheus.NewRegistry()})
+	log := events.NewRedis(testkit.RedisClient(t, url), events.Options{Registerer: prometheus.NewRegistry()})
 	hub := events.NewHub(events.HubOptions{})
 	var subs []*events.Subscription
 	for _, u := range users {
@@ -80,7 +68,7 @@ func next(t *testing.T, s *events.Subscription, within time.Duration) events.Eve
 // another within a second, and nobody else's.
 func TestAnEventReachesItsUserOnAnotherProcess(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBEvents)
-	worker := events.NewRedis(client(t, url), events.Options{})
+	worker := events.NewRedis(testkit.RedisClient(t, url), events.Options{})
 	subs := startProcess(t, url, "alice", "bob")
 	alice, bob := subs[0], subs[1]
 	waitMissed(t, alice)
@@ -106,7 +94,7 @@ func TestAnEventReachesItsUserOnAnotherProcess(t *testing.T) {
 func TestTheLogResumesWithinItsWindowAndCap(t *testing.T) {
 	ctx := context.Background()
 	url := testkit.RedisURL(t, testkit.RedisDBEvents)
-	log := events.NewRedis(client(t, url), events.Options{MaxLen: 3, Window: time.Second})
+	log := events.NewRedis(testkit.RedisClient(t, url), events.Options{MaxLen: 3, Window: time.Second})
 	var ids []string
 	for _, photo := range []string{"p1", "p2", "p3"} {
 		id, err := log.Publish(ctx, events.Event{UserID: "carol", Type: "media.ready", Subject: photo})
@@ -186,7 +174,7 @@ func TestTheFeedFollowsARestartedRedis(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no catch-up after the restart")
 	}
-	worker := events.NewRedis(client(t, srv.URL), events.Options{})
+	worker := events.NewRedis(testkit.RedisClient(t, srv.URL), events.Options{})
 	if _, err := worker.Publish(context.Background(), events.Event{UserID: "hana", Type: "media.ready", Subject: "p"}); err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,18 @@ func RedisURL(t testing.TB, db int) string {
 	return url
 }
 
+// RedisClient connects to url for the test's duration.
+func RedisClient(t testing.TB, url string) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 // RedisServer is a private redis-server for fault tests: stopping it never
 // disturbs the shared one other packages use.
 type RedisServer struct {

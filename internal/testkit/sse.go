@@ -121,30 +121,24 @@ func (s *SSE) Comments() int {
 // Quiet fails the test if an event other than a comment comes within d.
 func (s *SSE) Quiet(d time.Duration) {
 	s.t.Helper()
+	s.drain(d, func(ev SSEEvent) { s.t.Fatalf("unexpected event %+v", ev) })
+}
+
+// Ended reports whether the stream ends within d.
+func (s *SSE) Ended(d time.Duration) bool { return s.drain(d, func(SSEEvent) {}) }
+
+// drain reads until the stream ends (true) or d passes (false), handing
+// every event but comments to onEvent.
+func (s *SSE) drain(d time.Duration, onEvent func(SSEEvent)) bool {
 	deadline := time.After(d)
 	for {
 		select {
 		case ev, ok := <-s.events:
 			if !ok {
-				return
+				return true
 			}
 			if ev.Name != ":" {
-				s.t.Fatalf("unexpected event %+v", ev)
-			}
-		case <-deadline:
-			return
-		}
-	}
-}
-
-// Ended reports whether the stream ends within d.
-func (s *SSE) Ended(d time.Duration) bool {
-	deadline := time.After(d)
-	for {
-		select {
-		case _, ok := <-s.events:
-			if !ok {
-				return true
+				onEvent(ev)
 			}
 		case <-deadline:
 			return false
