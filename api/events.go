@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -124,19 +123,11 @@ func (s *Server) streamEvents(c *gin.Context) {
 // checkStreamRequest refuses a query string (the route takes none) and a
 // Last-Event-ID that is not one of ours.
 func checkStreamRequest(c *gin.Context, last string) error {
-	var fields guidepost.Fields
-	names := make([]string, 0)
-	for name := range c.Request.URL.Query() {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		fields.Add(name, "is not a known parameter (this route takes none)")
-	}
+	q := newQueryParams(c)
 	if _, _, ok := events.ParseID(last); last != "" && !ok {
-		fields.Add("Last-Event-ID", "must be the id of an event this API sent")
+		q.fields.Add("Last-Event-ID", guidepost.FINVALIDFORMAT, "must be the id of an event this API sent")
 	}
-	return fields.Err()
+	return q.fields.Err()
 }
 
 // eventStream is one open stream: what it has sent so far.

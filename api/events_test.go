@@ -258,7 +258,12 @@ func TestEventStreamsAreExemptAndCapped(t *testing.T) {
 	})
 	token := e.guest(1)
 	h := &harness{t: t, srv: e.apis[0]}
-	s1, _ := openStream(t, e.apis[0].URL, token, ""), openStream(t, e.apis[0].URL, token, "")
+	req := streamRequest(t, e.apis[0].URL, token, "")
+	req.Header.Set("Accept-Encoding", "zstd, gzip") // a stream is never compressed: it would be held back
+	s1, _ := testkit.OpenSSE(t, req), openStream(t, e.apis[0].URL, token, "")
+	if ce := s1.Resp.Header.Get("Content-Encoding"); ce != "" {
+		t.Fatalf("a stream sent with Content-Encoding %q", ce)
+	}
 	if n := gauge(t, reg, "guidepost_http_inflight"); n != 0 {
 		t.Fatalf("two streams hold %v of the one request slot", n)
 	}
