@@ -77,6 +77,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 		ok, created, accepted, noContent = 200, 201, 202, 204
 		unauth, forbidden                = 401, 403
 		notFound, conflict               = 404, 409
+		unavailable                      = 503
 	)
 	bad := [4]int{unauth, unauth, unauth, unauth}
 	row := func(anon, own, oth int) [7]int { return [7]int{anon, own, oth, bad[0], bad[1], bad[2], bad[3]} }
@@ -161,6 +162,9 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"DELETE /v1/me", func(*testing.T, string) (string, string, string, io.Reader) {
 			return "DELETE", "/v1/me", "", nil
 		}, row(unauth, accepted, accepted)},
+		// Streams are not wired here (a 200 would never end): what counts is
+		// that every bad token is refused first. events_test.go streams.
+		{"GET /v1/events", get("/v1/events"), row(unauth, unavailable, unavailable)},
 	}
 
 	routed := map[string]bool{}

@@ -53,6 +53,7 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 type mediaURLsJSON struct {
 	Web       *string `json:"web"`
 	Thumbnail *string `json:"thumbnail"`
+	Marker    *string `json:"marker"`
 	Original  *string `json:"original,omitempty"`
 }
 
@@ -90,7 +91,8 @@ func toMediaJSON(v media.View) mediaJSON {
 	j := mediaJSON{
 		ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
 		Width: v.Width, Height: v.Height, ThumbHash: nullable(v.ThumbHash),
-		URLs:      mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Original: nullable(v.OriginalURL)},
+		URLs: mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Marker: nullable(v.MarkerURL),
+			Original: nullable(v.OriginalURL)},
 		CreatedAt: timestamp(v.CreatedAt), ProcessedAt: stampOrNil(v.ProcessedAt),
 	}
 	if v.Owner {

@@ -181,8 +181,13 @@ func printable(s string) string {
 }
 
 // deadline bounds the work a request can cause, so that a stuck dependency
-// frees the request's slot and connection instead of holding them.
+// frees the request's slot and connection instead of holding them. An
+// event stream has none (it bounds each of its reads itself).
 func (s *Server) deadline(c *gin.Context) {
+	if c.FullPath() == streamsRoute {
+		c.Next()
+		return
+	}
 	d := s.deps.RequestTimeout
 	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
 		d += uploadBodyTime

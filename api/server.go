@@ -52,6 +52,8 @@ type Deps struct {
 	// the client; from anyone else it is ignored (none: the connection's
 	// address is the client's).
 	TrustedProxies []string
+	// Events serve GET /v1/events (api/events.go).
+	Events EventStreams
 }
 
 // Server routes HTTP requests to the services.
@@ -63,6 +65,9 @@ type Server struct {
 	ready    *readiness
 	handlers inflight
 	uploads  *uploadGate
+
+	streamEnd  streamEnd
+	eventsSent *prometheus.CounterVec
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
@@ -73,6 +78,7 @@ func New(deps Deps) *Server {
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
 	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
+	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
 	// gin trusts every proxy unless told otherwise; then any client could
@@ -102,6 +108,7 @@ func (d Deps) withDefaults() Deps {
 	guidepost.Default(&d.QueueWait, time.Second)
 	guidepost.Default(&d.RequestTimeout, 10*time.Second)
 	d.Uploads.defaults()
+	d.Events.defaults()
 	return d
 }
 
@@ -124,12 +131,14 @@ func (s *Server) routes() {
 	s.guideRoutes(v1)
 	s.tileRoutes(v1)
 	s.meRoutes(v1)
+	s.eventRoutes(v1)
 }
 
 // admit puts an upload in its own pool (uploadGate, after it is
-// authenticated) and every other request through the shedder.
+// authenticated), lets an event stream through (the hub caps streams) and
+// every other request through the shedder.
 func (s *Server) admit(c *gin.Context) {
-	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
+	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" || c.FullPath() == streamsRoute {
 		c.Next()
 		return
 	}

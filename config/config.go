@@ -46,6 +46,15 @@ type Config struct {
 	Media             Media
 	Guides            Guides
 	Limits            Limits
+	Events            Events
+}
+
+// Events bounds GET /v1/events: streams per account and per process, and
+// how long a reconnecting client can resume from its last event.
+type Events struct {
+	PerUser      int           // EVENTS_MAX_PER_USER: one account's streams open at once (per API process)
+	MaxStreams   int           // EVENTS_MAX_STREAMS: streams one API process holds
+	ResumeWindow time.Duration // EVENTS_RESUME_WINDOW: how long an event stays in its user's log
 }
 
 // Media configures photo uploads and the sweeper; the defaults suit
@@ -164,6 +173,11 @@ func Parse(getenv func(string) string) (Config, error) {
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
 			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
 			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
+		},
+		Events: Events{
+			PerUser:      e.integer("EVENTS_MAX_PER_USER", 4, 1),
+			MaxStreams:   e.integer("EVENTS_MAX_STREAMS", 10_000, 1),
+			ResumeWindow: e.duration("EVENTS_RESUME_WINDOW", 5*time.Minute, time.Second),
 		},
 	}
 	switch {

@@ -216,6 +216,7 @@ type Store interface {
 type MediaURLs interface {
 	ThumbURL(ctx context.Context, mediaID string) string
 	WebURL(ctx context.Context, mediaID string) string
+	MarkerURL(ctx context.Context, mediaID string) string // only for a photo whose Marker is stored
 }
 
 // Clock tells the time; guidepost.Clock satisfies it.

@@ -80,6 +80,9 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 		if s.urls != nil && m.Status == media.StatusReady {
 			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
 			m.WebURL = s.urls.WebURL(ctx, m.ID)
+			if m.Marker {
+				m.MarkerURL = s.urls.MarkerURL(ctx, m.ID)
+			}
 		}
 	}
 	return g, nil

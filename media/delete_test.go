@@ -3,6 +3,7 @@ package media_test
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,8 +26,9 @@ func TestDeleteHidesAtOnceAndPurgeRemovesEverything(t *testing.T) {
 	ctx := context.Background()
 	e := newEnv(media.Config{})
 	m := derived(t, e, "photo.jpg")
-	if got := len(e.blobs.keys()); got != 3 {
-		t.Fatalf("%d objects before delete", got)
+	want := []string{media.MarkerKey(m.ID), media.ThumbKey(m.ID), media.WebKey(m.ID), media.OriginalKey(m.ID)} // sorted
+	if got := e.blobs.keys(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("objects before delete: %v; want %v", got, want)
 	}
 	wantCode(t, e.svc.Delete(ctx, m.ID, "someone-else"), guidepost.EFORBIDDEN, "")
 	if err := e.svc.Delete(ctx, m.ID, alice); err != nil {
@@ -93,13 +95,13 @@ func TestOriginalsLiveApartAndOldOnesMove(t *testing.T) {
 			t.Fatalf("run %d: moved %d, %v", i, n, err)
 		}
 	}
-	want := []string{media.WebKey(m.ID), media.ThumbKey(m.ID), media.OriginalKey(m.ID)}
+	want := []string{media.WebKey(m.ID), media.ThumbKey(m.ID), media.MarkerKey(m.ID), media.OriginalKey(m.ID)}
 	got := e.blobs.keys()
-	if len(got) != 3 || got[2] != want[2] {
+	if len(got) != 4 || got[3] != want[3] {
 		t.Fatalf("objects %v, want %v", got, want)
 	}
-	for _, k := range got[:2] {
-		if k != want[0] && k != want[1] {
+	for _, k := range got[:3] {
+		if k != want[0] && k != want[1] && k != want[2] {
 			t.Fatalf("objects %v, want %v", got, want)
 		}
 	}

@@ -22,8 +22,9 @@ type DeriveTask struct {
 	LastTry bool
 }
 
-// Derive renders a photo's web JPEG, thumbnail and ThumbHash and marks it
-// ready, or marks it failed when the photo itself is bad. It is idempotent:
+// Derive renders a photo's web JPEG, thumbnail, marker and ThumbHash and
+// marks it ready, or marks it failed when the photo itself is bad; either
+// way its owner is notified once the row is committed. It is idempotent:
 // the object keys and the JPEG bytes depend only on the original, and a
 // finished row is never changed, so a second run (a retry after a crash, a
 // duplicate delivery) leaves the same objects and the same row.
@@ -37,22 +38,59 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 		return &TaskError{Reason: "missing_row", Permanent: true, Err: err}
 	case err != nil:
 		return s.giveUpIf(ctx, t, transient(err))
+	case m.Status == StatusReady && !m.Marker:
+		return s.addMarker(ctx, m)
 	case m.Status.Finished():
 		return nil
 	case m.Attempts > s.cfg.MaxAttempts:
-		return s.fail(ctx, m.ID, &TaskError{Reason: reasonGaveUp, Permanent: true,
+		return s.fail(ctx, m, &TaskError{Reason: reasonGaveUp, Permanent: true,
 			Err: fmt.Errorf("started %d times without finishing", m.Attempts-1), failure: failGaveUp})
 	}
 	d, err := s.derive(ctx, m)
 	var te *TaskError
 	if errors.As(err, &te) && te.Permanent {
-		return s.fail(ctx, m.ID, te)
+		return s.fail(ctx, m, te)
 	}
 	if err != nil {
 		return s.giveUpIf(ctx, t, err)
 	}
 	if err := s.deps.Store.Finish(ctx, m.ID, d.thumbHash, d.capture, s.deps.Clock.Now()); err != nil {
 		return s.giveUpIf(ctx, t, transient(err))
+	}
+	s.notify(ctx, m.OwnerID, m.ID, StatusReady)
+	return nil
+}
+
+// addMarker renders the marker of a photo made ready before markers
+// existed. The photo stays ready whatever happens: a render that fails now
+// (it succeeded once) is logged and its task archived, and the sweeper
+// does not queue a photo whose task is dead.
+func (s *Service) addMarker(ctx context.Context, m Media) error {
+	err := s.renderMarker(ctx, m)
+	var te *TaskError
+	if errors.As(err, &te) && te.Permanent {
+		s.deps.Log.WarnContext(ctx, "media: cannot render the marker of a ready photo", "media_id", m.ID, "reason", te.Reason, "err", te.Err)
+	}
+	return err
+}
+
+func (s *Service) renderMarker(ctx context.Context, m Media) error {
+	data, err := s.download(ctx, m)
+	if err != nil {
+		return err
+	}
+	if err := checkSHA256(data, m.SHA256); err != nil {
+		return err
+	}
+	res, err := s.renderBounded(ctx, data)
+	if err != nil {
+		return err
+	}
+	if err := s.put(ctx, MarkerKey(m.ID), res.Marker.JPEG); err != nil {
+		return err
+	}
+	if err := s.deps.Store.MarkerStored(ctx, m.ID); err != nil {
+		return transient(err)
 	}
 	return nil
 }
@@ -80,14 +118,22 @@ func (s *Service) derive(ctx context.Context, m Media) (derived, error) {
 	for _, d := range []struct {
 		key  string
 		jpeg []byte
-	}{{WebKey(m.ID), res.Web.JPEG}, {ThumbKey(m.ID), res.Thumb.JPEG}} {
-		sum := sha256.Sum256(d.jpeg)
-		if err := s.deps.Blobs.Put(ctx, d.key, bytes.NewReader(d.jpeg), int64(len(d.jpeg)), "image/jpeg", hex.EncodeToString(sum[:])); err != nil {
-			return derived{}, transient(err)
+	}{{WebKey(m.ID), res.Web.JPEG}, {ThumbKey(m.ID), res.Thumb.JPEG}, {MarkerKey(m.ID), res.Marker.JPEG}} {
+		if err := s.put(ctx, d.key, d.jpeg); err != nil {
+			return derived{}, err
 		}
 	}
 	s.deps.Observer.ObserveStage("upload", time.Since(start))
 	return derived{thumbHash: res.ThumbHash, capture: readCapture(data)}, nil
+}
+
+// put stores one derivative.
+func (s *Service) put(ctx context.Context, key string, jpeg []byte) error {
+	sum := sha256.Sum256(jpeg)
+	if err := s.deps.Blobs.Put(ctx, key, bytes.NewReader(jpeg), int64(len(jpeg)), "image/jpeg", hex.EncodeToString(sum[:])); err != nil {
+		return transient(err)
+	}
+	return nil
 }
 
 func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
@@ -157,11 +203,12 @@ func (s *Service) renderWeight(info photo.Info) int64 {
 // fail records a permanent failure on the row and returns te. If the row
 // cannot be written the error turns transient, so the task runs again and
 // the photo does not stay "processing".
-func (s *Service) fail(ctx context.Context, id string, te *TaskError) error {
-	if err := s.deps.Store.Fail(ctx, id, te.Reason, te.failure, s.deps.Clock.Now()); err != nil {
+func (s *Service) fail(ctx context.Context, m Media, te *TaskError) error {
+	if err := s.deps.Store.Fail(ctx, m.ID, te.Reason, te.failure, s.deps.Clock.Now()); err != nil {
 		return transient(err)
 	}
-	s.deps.Log.InfoContext(ctx, "media: photo failed", "media_id", id, "reason", te.Reason, "err", te.Err)
+	s.deps.Log.InfoContext(ctx, "media: photo failed", "media_id", m.ID, "reason", te.Reason, "err", te.Err)
+	s.notify(ctx, m.OwnerID, m.ID, StatusFailed)
 	return te
 }
 
@@ -173,6 +220,17 @@ func (s *Service) giveUpIf(ctx context.Context, t DeriveTask, err error) error {
 	}
 	if ferr := s.deps.Store.Fail(ctx, t.MediaID, reasonGaveUp, failGaveUp, s.deps.Clock.Now()); ferr != nil {
 		s.deps.Log.ErrorContext(ctx, "media: could not fail a photo after its last try", "media_id", t.MediaID, "err", ferr)
+	} else if m, gerr := s.deps.Store.Get(ctx, t.MediaID); gerr == nil {
+		s.notify(ctx, m.OwnerID, m.ID, m.Status)
 	}
 	return err
+}
+
+// notify tells the owner that a photo finished, after its row is
+// committed. A lost notification costs the owner a poll, not the photo:
+// it is logged and counted, never retried.
+func (s *Service) notify(ctx context.Context, ownerID, id string, status Status) {
+	if err := s.deps.Notifier.PhotoFinished(ctx, ownerID, id, status); err != nil {
+		s.deps.Log.WarnContext(ctx, "media: owner not notified", "media_id", id, "status", status, "err", err)
+	}
 }

@@ -148,9 +148,32 @@ func (s *fakeStore) Start(_ context.Context, id string, now time.Time) (media.Me
 
 func (s *fakeStore) Finish(_ context.Context, id, hash string, c ph.Capture, now time.Time) error {
 	_, err := s.update(id, func(m *media.Media) {
-		m.Status, m.ThumbHash, m.ProcessedAt, m.UpdatedAt, m.Capture = media.StatusReady, hash, now, now, c
+		m.Status, m.ThumbHash, m.ProcessedAt, m.UpdatedAt, m.Capture, m.Marker = media.StatusReady, hash, now, now, c, true
 	})
 	return err
+}
+
+func (s *fakeStore) MarkerStored(_ context.Context, id string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.rows[id]; ok && m.Status == media.StatusReady {
+		m.Marker = true
+		s.rows[id] = m
+	}
+	return nil
+}
+
+func (s *fakeStore) WithoutMarker(_ context.Context, limit int) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for id, m := range s.rows {
+		if m.Status == media.StatusReady && !m.Marker {
+			out = append(out, id)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out[:min(len(out), limit)], nil
 }
 
 func (s *fakeStore) Fail(_ context.Context, id, reason, failure string, now time.Time) error {

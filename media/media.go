@@ -1,6 +1,6 @@
 // Package media is the photo-upload feature: accepting an upload quickly
-// (store the original, record the row, queue the work), deriving the web and
-// thumbnail JPEGs in a worker, and sweeping up after crashes so that no photo
+// (store the original, record the row, queue the work), deriving the web,
+// thumbnail and marker JPEGs in a worker, and sweeping up after crashes so that no photo
 // is lost between S3, PostgreSQL and the queue. The pixel work itself lives
 // in media/photo; storage, queue and database sit behind small interfaces.
 package media
@@ -38,6 +38,7 @@ type Media struct {
 	Failure       string // words for the user, once failed
 	FailureReason string // its label (corrupt, gave_up, …): can a re-upload help?
 	Attempts      int    // times a worker started on it
+	Marker        bool   // its marker image is stored (photos made ready before markers may have none)
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	ProcessedAt   time.Time // zero until ready or failed
@@ -56,6 +57,7 @@ type View struct {
 	Owner       bool
 	WebURL      string
 	ThumbURL    string
+	MarkerURL   string // "" also for a ready photo whose marker is not rendered yet
 	OriginalURL string // the owner's only: originals keep their EXIF and GPS
 }
 
@@ -73,6 +75,7 @@ const (
 func OriginalKey(id string) string { return originalPrefix + id }
 func WebKey(id string) string      { return keyPrefix + id + "/web.jpg" }
 func ThumbKey(id string) string    { return keyPrefix + id + "/thumb.jpg" }
+func MarkerKey(id string) string   { return keyPrefix + id + "/marker.jpg" }
 
 // legacyOriginalKey is where originals lived before they had their own
 // prefix; MoveOriginals moves them, and readers fall back to it meanwhile.
@@ -80,5 +83,5 @@ func legacyOriginalKey(id string) string { return keyPrefix + id + "/original" }
 
 // objectKeys are every key a photo may have, for deletion.
 func objectKeys(id string) []string {
-	return []string{OriginalKey(id), legacyOriginalKey(id), WebKey(id), ThumbKey(id)}
+	return []string{OriginalKey(id), legacyOriginalKey(id), WebKey(id), ThumbKey(id), MarkerKey(id)}
 }

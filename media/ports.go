@@ -22,9 +22,14 @@ type Store interface {
 	Start(ctx context.Context, id string, now time.Time) (Media, error)
 	// Finish and Fail change only unfinished rows, so a task that runs twice
 	// cannot move a photo back or overwrite the first result. Fail records
-	// the reason (a label, see FailureReason) and the owner's words.
+	// the reason (a label, see FailureReason) and the owner's words. Finish
+	// records the marker as stored (Marker) with the other derivatives.
 	Finish(ctx context.Context, id, thumbHash string, c photo.Capture, now time.Time) error
 	Fail(ctx context.Context, id, reason, failure string, now time.Time) error
+	// MarkerStored records the marker of a ready photo rendered before
+	// markers existed; WithoutMarker lists such photos, newest first.
+	MarkerStored(ctx context.Context, id string) error
+	WithoutMarker(ctx context.Context, limit int) ([]string, error)
 	// Retry moves a failed photo back to pending as if new (no attempts, no
 	// failure) and returns it. Only a failed row changes, so of two uploads
 	// retrying one photo at once only one does; the other, and a photo that
@@ -118,6 +123,18 @@ const (
 	TaskLive                     // waiting, running or due for a retry
 	TaskDead                     // the queue gave up on it
 )
+
+// Notifier tells a photo's owner that it is finished (ready or failed),
+// once the row saying so is committed, from whatever process finished it.
+// Delivery is at least once at best: a duplicate run may tell twice, and
+// a notification lost to an outage is not sent again.
+type Notifier interface {
+	PhotoFinished(ctx context.Context, ownerID, mediaID string, status Status) error
+}
+
+type noNotifier struct{}
+
+func (noNotifier) PhotoFinished(context.Context, string, string, Status) error { return nil }
 
 // Clock is the time source; tests move it.
 type Clock = guidepost.Clock

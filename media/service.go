@@ -111,6 +111,7 @@ type Deps struct {
 	Clock    Clock
 	Observer Observer // optional
 	Renderer Renderer // optional: InProcess
+	Notifier Notifier // optional: the worker's tells owners that photos finished
 	// Uploads and Multipart serve direct uploads; without them (the worker)
 	// those calls answer EUNAVAILABLE.
 	Uploads   Uploads
@@ -139,6 +140,9 @@ func New(deps Deps, cfg Config) *Service {
 	}
 	if deps.Renderer == nil {
 		deps.Renderer = InProcess{}
+	}
+	if deps.Notifier == nil {
+		deps.Notifier = noNotifier{}
 	}
 	deps.Log = guidepost.Logger(deps.Log)
 	s := &Service{deps: deps, cfg: cfg, newID: uuid.NewV7}
@@ -182,6 +186,11 @@ func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, err
 		if v.ThumbURL, err = s.publicURL(ctx, ThumbKey(m.ID)); err != nil {
 			return View{}, err
 		}
+		if m.Marker {
+			if v.MarkerURL, err = s.publicURL(ctx, MarkerKey(m.ID)); err != nil {
+				return View{}, err
+			}
+		}
 	}
 	if viewerID != "" && viewerID == m.OwnerID {
 		v.Owner = true
@@ -220,7 +229,7 @@ func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
 	return s.deps.Blobs.PresignGetAt(ctx, key, at, 2*StableURLWindow)
 }
 
-// WebURL and ThumbURL let other features (guides) show a ready photo
+// WebURL, ThumbURL and MarkerURL let other features (guides) show a ready photo
 // without knowing how URLs are made. A URL that cannot be made is "": the
 // photo then shows by its ThumbHash alone.
 func (s *Service) WebURL(ctx context.Context, id string) string {
@@ -230,5 +239,11 @@ func (s *Service) WebURL(ctx context.Context, id string) string {
 
 func (s *Service) ThumbURL(ctx context.Context, id string) string {
 	u, _ := s.publicURL(ctx, ThumbKey(id))
+	return u
+}
+
+// MarkerURL is for a photo whose Marker is stored.
+func (s *Service) MarkerURL(ctx context.Context, id string) string {
+	u, _ := s.publicURL(ctx, MarkerKey(id))
 	return u
 }

@@ -15,6 +15,7 @@ type SweepReport struct {
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
 	// UploadsAborted counts direct uploads left open past their TTL, aborted.
 	UploadsAborted int
+	Markers        int // ready photos with no marker (made before markers), queued for one
 }
 
 // sweepBatch bounds the rows one sweep checks; the rest wait for the next.
@@ -38,6 +39,9 @@ func (s *Service) Sweep(ctx context.Context) (SweepReport, error) {
 	}
 	if err := s.abortAbandoned(ctx, &r); err != nil {
 		errs = append(errs, fmt.Errorf("direct uploads: %w", err))
+	}
+	if err := s.queueMarkers(ctx, &r); err != nil {
+		errs = append(errs, fmt.Errorf("markers: %w", err))
 	}
 	n, err := s.keeper().Expire(ctx)
 	if err != nil {
@@ -75,6 +79,7 @@ func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 			if err := s.deps.Store.Fail(ctx, m.ID, reasonGaveUp, failGaveUp, now); err != nil {
 				return err
 			}
+			s.notify(ctx, m.OwnerID, m.ID, StatusFailed)
 			r.Failed++
 			continue
 		case state == TaskMissing, state == TaskDead:
@@ -87,6 +92,36 @@ func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 		if err := s.deps.Store.Touch(ctx, m.ID, now); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// markerBatch bounds the markers one sweep queues: rendering one costs as
+// much as a new photo, and a backlog of old photos must not crowd out new
+// uploads (50 a minute is about half a core of workers).
+const markerBatch = 50
+
+// queueMarkers queues the derive task of ready photos that have no marker
+// yet; Derive renders only the marker for them. A photo whose task is live
+// is on its way; one whose task is dead could not be rendered again and is
+// left alone (it keeps showing without a marker).
+func (s *Service) queueMarkers(ctx context.Context, r *SweepReport) error {
+	ids, err := s.deps.Store.WithoutMarker(ctx, markerBatch)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		state, err := s.deps.Queue.TaskState(ctx, id)
+		if err != nil {
+			return err
+		}
+		if state != TaskMissing {
+			continue
+		}
+		if err := s.deps.Queue.Enqueue(ctx, id); err != nil {
+			return err
+		}
+		r.Markers++
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func NewMedia(db *DB) *Media { return &Media{db: db} }
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
-	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng`
+	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
@@ -29,7 +29,7 @@ func scanMedia(row pgx.Row) (media.Media, error) {
 	var lat, lng *float64
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
 		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed,
-		&taken, &lat, &lng)
+		&taken, &lat, &lng, &m.Marker)
 	if processed != nil {
 		m.ProcessedAt = *processed
 	}
@@ -99,9 +99,27 @@ func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Captur
 	}
 	_, err := s.db.Pool.Exec(ctx,
 		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3,
-		        taken_at = $4, taken_lat = $5, taken_lng = $6
+		        taken_at = $4, taken_lat = $5, taken_lng = $6, marker = true
 		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now, taken, lat, lng)
 	return translate(err, "media")
+}
+
+// MarkerStored records the marker of a photo made ready before markers.
+func (s *Media) MarkerStored(ctx context.Context, id string) error {
+	_, err := s.db.Pool.Exec(ctx, `UPDATE media SET marker = true WHERE id = $1 AND status = 'ready'`, id)
+	return translate(err, "media")
+}
+
+// WithoutMarker uses media_markerless_idx (partial: it holds only the
+// photos still to do).
+func (s *Media) WithoutMarker(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.Pool.Query(ctx,
+		`SELECT id::text FROM media WHERE status = 'ready' AND NOT marker AND deleted_at IS NULL ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "media")
 }
 
 func (s *Media) Fail(ctx context.Context, id, reason, failure string, now time.Time) error {

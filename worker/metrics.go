@@ -40,7 +40,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage: download, render (decode + resize + encode), upload.", Buckets: secs,
 		}, []string{"stage"})),
 		repaired: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "guidepost_media_sweeper_repaired_total", Help: "What the sweeper repaired: requeued, failed, orphans, keys_expired, uploads_aborted.",
+			Name: "guidepost_media_sweeper_repaired_total", Help: "What the sweeper repaired: requeued, failed, orphans, keys_expired, uploads_aborted, markers_queued.",
 		}, []string{"kind"})),
 		sweeps: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "guidepost_media_sweeps_total", Help: "Sweeper runs: ok, error, or skipped (another process held the lock).",
@@ -87,4 +87,5 @@ func (m *Metrics) swept(r media.SweepReport, ran bool, err error) {
 	m.repaired.WithLabelValues("orphans").Add(float64(r.Orphans))
 	m.repaired.WithLabelValues("keys_expired").Add(float64(r.KeysExpired))
 	m.repaired.WithLabelValues("uploads_aborted").Add(float64(r.UploadsAborted))
+	m.repaired.WithLabelValues("markers_queued").Add(float64(r.Markers))
 }

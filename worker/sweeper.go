@@ -82,6 +82,7 @@ func (s *Sweeper) Once(ctx context.Context) {
 			"failed", report.Failed, "orphans", report.Orphans, "uploads_aborted", report.UploadsAborted)
 	case report != (media.SweepReport{}):
 		s.Log.Info("media sweep", "requeued", report.Requeued, "failed", report.Failed,
-			"orphans", report.Orphans, "purged", report.Purged, "keys_expired", report.KeysExpired, "uploads_aborted", report.UploadsAborted)
+			"orphans", report.Orphans, "purged", report.Purged, "keys_expired", report.KeysExpired, "uploads_aborted", report.UploadsAborted,
+			"markers_queued", report.Markers)
 	}
 }

@@ -15,7 +15,8 @@ import (
 )
 
 // runAPI serves until ctx ends, then drains: /readyz turns 503, the listener
-// closes, and in-flight requests get cfg.ShutdownTimeout to finish. Past
+// closes, event streams end (their clients resume elsewhere), and in-flight
+// requests get cfg.ShutdownTimeout to finish. Past
 // it their contexts are cancelled and their connections closed, and runAPI
 // still waits for every handler to return, so the pools the caller closes
 // next are never closed under a running handler. With METRICS_ADDR set,
@@ -60,6 +61,7 @@ func (a *app) runAPI(ctx context.Context) error {
 			time.Sleep(a.cfg.DrainDelay)
 			sctx, cancel := context.WithTimeout(context.Background(), a.cfg.ShutdownTimeout)
 			defer cancel()
+			srv.EndStreams() // a stream is never idle: Shutdown would wait the whole grace for it
 			err := hs.Shutdown(sctx)
 			if err != nil {
 				cancelRequests() // the stragglers' queries and calls end now

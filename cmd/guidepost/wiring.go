@@ -19,6 +19,7 @@ import (
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
+	"github.com/guidepost/guidepost/events"
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
@@ -50,6 +51,8 @@ var (
 	_ api.UploadService  = (*media.Service)(nil)
 	_ media.Multipart    = (*objstore.S3)(nil)
 	_ media.Uploads      = (*gsql.Uploads)(nil)
+	_ media.Notifier     = (*events.Redis)(nil)
+	_ api.EventLog       = (*events.Redis)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -61,6 +64,9 @@ type app struct {
 	db       *gsql.DB
 	redis    redis.UniversalClient // one server, or the primary of a Sentinel set
 	blobs    *objstore.S3
+
+	eventsOnce sync.Once
+	eventLog   *events.Redis
 }
 
 // open connects to PostgreSQL, Redis and S3, failing with one line that
@@ -171,10 +177,34 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
-	store, stop := a.guideStore(ctx)
+	store, stopGuides := a.guideStore(ctx)
 	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
 		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")})
-	return stop
+	var stopFeed func()
+	deps.Events, stopFeed = a.eventStreams(ctx)
+	return func() { stopFeed(); stopGuides() }
+}
+
+// events is the process's one event log (the API and the worker of `dev`
+// share it, and its metrics).
+func (a *app) events() *events.Redis {
+	a.eventsOnce.Do(func() {
+		a.eventLog = events.NewRedis(a.redis, events.Options{
+			Window: a.cfg.Events.ResumeWindow, Registerer: a.registry, Log: a.logFor("events"),
+		})
+	})
+	return a.eventLog
+}
+
+// eventStreams follows the event channel for this process's streams until
+// the returned stop, which waits for it; the HTTP server has stopped (and
+// every stream ended) by then.
+func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
+	hub := events.NewHub(events.HubOptions{PerUser: a.cfg.Events.PerUser, Max: a.cfg.Events.MaxStreams, Registerer: a.registry})
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { a.events().Run(fctx, hub) })
+	return api.EventStreams{Hub: hub, Log: a.events()}, func() { cancel(); wg.Wait() }
 }
 
 // mediaService builds the feature on the app's pools. The API and the worker
@@ -183,7 +213,7 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 	m := a.cfg.Media
 	return media.New(media.Deps{
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
-		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"),
+		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
 		Renderer: a.childRenderer(),
 		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
 	}, media.Config{

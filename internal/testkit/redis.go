@@ -26,6 +26,7 @@ const (
 	RedisDBE2EFault  = 9
 	RedisDBCmd       = 10
 	RedisDBRateLimit = 11
+	RedisDBEvents    = 12
 )
 
 // RedisURL returns the shared server's URL for db, emptied first.
@@ -39,6 +40,18 @@ func RedisURL(t testing.TB, db int) string {
 		t.Fatalf("testkit: redis: %v (run `make stack`)", err)
 	}
 	return url
+}
+
+// RedisClient connects to url for the test's duration.
+func RedisClient(t testing.TB, url string) *redis.Client {
+	t.Helper()
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(opt)
+	t.Cleanup(func() { c.Close() })
+	return c
 }
 
 // RedisServer is a private redis-server for fault tests: stopping it never

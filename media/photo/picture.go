@@ -86,3 +86,27 @@ func (p picture) encode(ctx context.Context, quality int) (Derivative, error) {
 	}
 	return Derivative{JPEG: data, Width: up.Rect.Dx(), Height: up.Rect.Dy()}, nil
 }
+
+// square is the centred square of the picture, scaled down (never up) to
+// side×side: a map marker shows the middle of the photo at a fixed size.
+// The planes keep their stored orientation: a centred square is the same
+// region in every orientation (offsets are even, so 4:2:0 chroma keeps
+// its pairing, which moves the square by at most a pixel).
+func (p picture) square(side int) picture {
+	w, h := p.size()
+	s := min(w, h)
+	out := min(s, side)
+	if p.planes == nil {
+		crop := p.rgb.SubImage(centredSquare(p.rgb.Rect, s))
+		return picture{rgb: finish(imaging.Resize(crop, out, out, imaging.CatmullRom), false), orientation: 1}
+	}
+	crop := p.planes.SubImage(centredSquare(p.planes.Rect, s)).(*image.YCbCr)
+	return newPicture(nil, resizeYCbCr(crop, out, out), p.orientation, p.p3)
+}
+
+// centredSquare is the s×s square in the middle of r, at even offsets.
+func centredSquare(r image.Rectangle, s int) image.Rectangle {
+	x0 := r.Min.X + (r.Dx()-s)/2&^1
+	y0 := r.Min.Y + (r.Dy()-s)/2&^1
+	return image.Rect(x0, y0, x0+s, y0+s)
+}

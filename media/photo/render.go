@@ -18,7 +18,11 @@ const (
 	WebQuality   = 85
 	ThumbMax     = 1080
 	ThumbQuality = 70
-	hashMax      = 100 // ThumbHash input; the format allows no more
+	// MarkerSize is the side of the square marker a map pin shows; a photo
+	// whose shorter side is less gets a marker of that side instead.
+	MarkerSize    = 256
+	MarkerQuality = 75
+	hashMax       = 100 // ThumbHash input; the format allows no more
 )
 
 // DefaultMaxBytes bounds the input Render reads (phone photos are 2–15 MB).
@@ -43,16 +47,17 @@ type Derivative struct {
 // Result holds the derivatives of one photo.
 type Result struct {
 	Web, Thumb    Derivative
-	Width, Height int    // displayed size of the original
-	ThumbHash     string // base64 (standard encoding)
+	Marker        Derivative // the centred square, at most MarkerSize a side
+	Width, Height int        // displayed size of the original
+	ThumbHash     string     // base64 (standard encoding)
 }
 
-// Render makes the web and thumbnail JPEGs and the ThumbHash of a photo that
-// Sniff identified as f. It decodes once and keeps one full-size image alive,
-// the dominant cost in memory: a 48 MP JPEG decodes to 72 MB of YCbCr and the
-// whole render peaks at ~185 MB of heap (BenchmarkRender48MP; see
-// Info.RenderMemory for other inputs). Everything after the first resize
-// works on at most WebMax² pixels. ctx is checked between stages; a decode or
+// Render makes the web, thumbnail and marker JPEGs and the ThumbHash of a
+// photo that Sniff identified as f. It decodes once and keeps one full-size
+// image alive, the dominant cost in memory: a 48 MP JPEG decodes to 72 MB of
+// YCbCr and the whole render peaks at ~185 MB of heap (BenchmarkRender48MP;
+// see Info.RenderMemory for other inputs). Everything after the first resize
+// works on at most WebMax² pixels. No derivative is larger than the photo. ctx is checked between stages; a decode or
 // an encode, once started, runs to its end. Errors wrap ErrTooLarge,
 // ErrTooManyPixels, ErrUnsupported or ErrCorrupt, or are ctx's.
 func Render(ctx context.Context, r io.Reader, f Format, opts Options) (Result, error) {
@@ -92,6 +97,13 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 	thumb := web.shrink(tw, th, imaging.CatmullRom)
 	sw.lap(&sw.resize)
 	if res.Thumb, err = thumb.encode(ctx, ThumbQuality); err != nil {
+		return Result{}, err
+	}
+	sw.lap(&sw.encode)
+	// From the thumbnail: its shorter side is the crop's, at most 1080.
+	marker := thumb.square(MarkerSize)
+	sw.lap(&sw.resize)
+	if res.Marker, err = marker.encode(ctx, MarkerQuality); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)

@@ -44,7 +44,7 @@ func decodeJPEG(t *testing.T, b []byte) image.Image {
 func TestRenderEveryFormat(t *testing.T) {
 	for _, name := range []string{"photo.jpg", "photo.png", "photo.webp", "photo.heic", "polyglot.jpg"} {
 		res := renderFile(t, name)
-		for _, d := range []Derivative{res.Web, res.Thumb} {
+		for _, d := range []Derivative{res.Web, res.Thumb, res.Marker} {
 			img := decodeJPEG(t, d.JPEG)
 			if img.Bounds().Dx() != d.Width || img.Bounds().Dy() != d.Height {
 				t.Errorf("%s: decoded %v, Result says %d×%d", name, img.Bounds(), d.Width, d.Height)
@@ -60,6 +60,13 @@ func TestRenderEveryFormat(t *testing.T) {
 		if name != "polyglot.jpg" {
 			assertNear(t, name+" sky", img.At(320, 10), rgb(0x4a, 0x90, 0xd9), 16) // lossy WebP drifts most
 			assertNear(t, name+" hill", img.At(320, 460), rgb(0x2e, 0x7d, 0x32), 16)
+			// The marker is the middle 480×480, scaled to 256: sky and hill too.
+			marker := decodeJPEG(t, res.Marker.JPEG)
+			assertNear(t, name+" marker sky", marker.At(128, 5), rgb(0x4a, 0x90, 0xd9), 16)
+			assertNear(t, name+" marker hill", marker.At(128, 250), rgb(0x2e, 0x7d, 0x32), 16)
+		}
+		if side := min(MarkerSize, res.Width, res.Height); res.Marker.Width != side || res.Marker.Height != side {
+			t.Errorf("%s: marker %d×%d", name, res.Marker.Width, res.Marker.Height)
 		}
 		if th, err := base64.StdEncoding.DecodeString(res.ThumbHash); err != nil || len(th) < 5 || len(th) > 25 {
 			t.Errorf("%s: ThumbHash %q", name, res.ThumbHash)
@@ -69,7 +76,7 @@ func TestRenderEveryFormat(t *testing.T) {
 
 func TestRenderPolyglotCarriesNoHTML(t *testing.T) {
 	res := renderFile(t, "polyglot.jpg")
-	for _, d := range [][]byte{res.Web.JPEG, res.Thumb.JPEG} {
+	for _, d := range [][]byte{res.Web.JPEG, res.Thumb.JPEG, res.Marker.JPEG} {
 		if bytes.Contains(d, []byte("<")) && bytes.Contains(d, []byte("script")) {
 			t.Error("HTML survived into a derivative")
 		}
@@ -144,7 +151,26 @@ func TestRenderOrientationResized(t *testing.T) {
 		}
 		checkMarker(t, "web "+string(rune('0'+o)), decodeJPEG(t, res.Web.JPEG), 2048, 1365)
 		checkMarker(t, "thumb "+string(rune('0'+o)), decodeJPEG(t, res.Thumb.JPEG), 1080, 720)
+		checkCentredSquare(t, "marker "+string(rune('0'+o)), decodeJPEG(t, res.Marker.JPEG))
 	}
+}
+
+// checkCentredSquare checks the marker of the 2100×1400 picture above: the
+// middle 1400×1400 (x from 350) holds the red square's last 175 columns
+// (to x 525), so the marker's left 32 of 256 columns are red down to row
+// 96, and the rest is blue whatever the orientation.
+func checkCentredSquare(t *testing.T, what string, img image.Image) {
+	t.Helper()
+	if b := img.Bounds(); b.Dx() != MarkerSize || b.Dy() != MarkerSize {
+		t.Errorf("%s: size %v; want %d×%d", what, b.Size(), MarkerSize, MarkerSize)
+		return
+	}
+	red, blue := rgb(255, 0, 0), rgb(0, 0, 255)
+	assertNear(t, what+" left, top", img.At(12, 40), red, 40)
+	assertNear(t, what+" just right of the red", img.At(48, 40), blue, 40)
+	assertNear(t, what+" left, below the red", img.At(12, 140), blue, 40)
+	assertNear(t, what+" right, top", img.At(243, 12), blue, 40)
+	assertNear(t, what+" bottom-right", img.At(243, 243), blue, 40)
 }
 
 // inverseOrient returns the stored image that orientation o displays as img.
@@ -178,11 +204,14 @@ func withExifOrientation(jpg []byte, o int) []byte {
 }
 
 func TestRenderNeverUpscalesAndFits(t *testing.T) {
-	for _, tc := range []struct{ w, h, ww, wh, tw, th int }{
-		{2100, 1400, 2048, 1365, 1080, 720},
-		{700, 2100, 683, 2048, 360, 1080},
-		{1500, 900, 1500, 900, 1080, 648},
-		{900, 600, 900, 600, 900, 600},
+	for _, tc := range []struct{ w, h, ww, wh, tw, th, m int }{
+		{2100, 1400, 2048, 1365, 1080, 720, 256},
+		{700, 2100, 683, 2048, 360, 1080, 256},
+		{1500, 900, 1500, 900, 1080, 648, 256},
+		{900, 600, 900, 600, 900, 600, 256},
+		{640, 480, 640, 480, 640, 480, 256},
+		{300, 200, 300, 200, 300, 200, 200},
+		{90, 1000, 90, 1000, 90, 1000, 90},
 	} {
 		img := image.NewGray(image.Rect(0, 0, tc.w, tc.h))
 		var buf bytes.Buffer
@@ -191,8 +220,8 @@ func TestRenderNeverUpscalesAndFits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := [6]int{res.Web.Width, res.Web.Height, res.Thumb.Width, res.Thumb.Height, res.Width, res.Height}
-		if want := [6]int{tc.ww, tc.wh, tc.tw, tc.th, tc.w, tc.h}; got != want {
+		got := [8]int{res.Web.Width, res.Web.Height, res.Thumb.Width, res.Thumb.Height, res.Marker.Width, res.Marker.Height, res.Width, res.Height}
+		if want := [8]int{tc.ww, tc.wh, tc.tw, tc.th, tc.m, tc.m, tc.w, tc.h}; got != want {
 			t.Errorf("%d×%d: got %v; want %v", tc.w, tc.h, got, want)
 		}
 	}
@@ -206,7 +235,7 @@ func TestRenderStripsMetadata(t *testing.T) {
 	}
 	for _, name := range []string{"gps.jpg", "p3.jpg", "heic-exif6.heic", "orient-6.jpg"} {
 		res := renderFile(t, name)
-		for _, d := range [][]byte{res.Web.JPEG, res.Thumb.JPEG} {
+		for _, d := range [][]byte{res.Web.JPEG, res.Thumb.JPEG, res.Marker.JPEG} {
 			if apps := appSegments(d); len(apps) > 0 {
 				t.Errorf("%s: derivative has APPn segments %x", name, apps)
 			}
@@ -256,6 +285,9 @@ func TestRenderConvertsDisplayP3(t *testing.T) {
 			assertNear(t, name, got, want, 5)
 			if i == 1 && near(got, rgb(200, 100, 50), 8) {
 				t.Errorf("%s: mid-tone %v left unconverted", name, got)
+			}
+			if i == 1 { // the marker is the middle 64×64: this patch, converted too
+				assertNear(t, name+" marker", decodeJPEG(t, renderFile(t, name).Marker.JPEG).At(32, 32), want, 5)
 			}
 		}
 	}

@@ -1,0 +1,145 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media"
+)
+
+// Redis keeps each user's log as a capped Redis stream and publishes every
+// event on one channel, both in one script, so an event is in the log
+// before any process hears of it and a stream that reads the log after
+// hearing of it finds it there.
+type Redis struct {
+	rdb     redis.UniversalClient
+	opt     Options
+	channel string
+
+	published, publishErrors prometheus.Counter
+	received                 prometheus.Counter
+	feedUp                   prometheus.Gauge
+}
+
+// Options tune the log; zero values take defaults.
+type Options struct {
+	// Window is how long an event stays in its user's log (5 min): a
+	// client that reconnects within it misses nothing.
+	Window time.Duration
+	// MaxLen caps one user's log (256 events), whatever the window.
+	MaxLen     int
+	Registerer prometheus.Registerer
+	Log        *slog.Logger
+}
+
+var _ media.Notifier = (*Redis)(nil)
+
+// NewRedis uses the process's one Redis client (a Sentinel set's primary
+// included). Pub/sub channels are shared by every database of a server,
+// so the channel is named after the client's database.
+func NewRedis(rdb redis.UniversalClient, opt Options) *Redis {
+	guidepost.Default(&opt.Window, 5*time.Minute)
+	guidepost.Default(&opt.MaxLen, 256)
+	opt.Log = guidepost.Logger(opt.Log)
+	db := 0
+	if c, ok := rdb.(interface{ Options() *redis.Options }); ok {
+		db = c.Options().DB
+	}
+	r := &Redis{rdb: rdb, opt: opt, channel: "guidepost:events:" + strconv.Itoa(db)}
+	r.published = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "guidepost_events_published_total", Help: "Events appended to a user's log and published.",
+	})
+	r.publishErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "guidepost_events_publish_errors_total", Help: "Events lost because Redis did not take them.",
+	})
+	r.received = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "guidepost_events_received_total", Help: "Events this process heard on the channel.",
+	})
+	r.feedUp = prometheus.NewGauge(prometheus.GaugeOpts{
+		Name: "guidepost_events_feed_up", Help: "1 while this process follows the event channel.",
+	})
+	if opt.Registerer != nil {
+		opt.Registerer.MustRegister(r.published, r.publishErrors, r.received, r.feedUp)
+	}
+	return r
+}
+
+func logKey(userID string) string { return "guidepost:events:log:" + userID }
+
+// appendScript adds the event to the user's log, trims the log to the
+// window (by Redis's clock, which also makes the ids) and the cap, lets it
+// expire a window after its last event, and publishes "user id type
+// subject". KEYS[1] the log; ARGV: channel, user, type, subject, max
+// length, window in ms.
+var appendScript = redis.NewScript(`
+local id = redis.call('XADD', KEYS[1], 'MAXLEN', ARGV[5], '*', 'type', ARGV[3], 'subject', ARGV[4])
+local t = redis.call('TIME')
+local oldest = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000) - tonumber(ARGV[6])
+redis.call('XTRIM', KEYS[1], 'MINID', string.format('%.0f', oldest))
+redis.call('PEXPIRE', KEYS[1], ARGV[6])
+redis.call('PUBLISH', ARGV[1], ARGV[2] .. ' ' .. id .. ' ' .. ARGV[3] .. ' ' .. ARGV[4])
+return id
+`)
+
+// Publish appends e (its ID is ignored) to its user's log and publishes
+// it; it returns the id the log gave it.
+func (r *Redis) Publish(ctx context.Context, e Event) (string, error) {
+	id, err := appendScript.Run(ctx, r.rdb, []string{logKey(e.UserID)},
+		r.channel, e.UserID, e.Type, e.Subject, r.opt.MaxLen, r.opt.Window.Milliseconds()).Text()
+	if err != nil {
+		r.publishErrors.Inc()
+		return "", guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the event log is unavailable")
+	}
+	r.published.Inc()
+	return id, nil
+}
+
+// PhotoFinished is media.Notifier: the owner's streams hear
+// "media.ready" or "media.failed".
+func (r *Redis) PhotoFinished(ctx context.Context, ownerID, mediaID string, status media.Status) error {
+	_, err := r.Publish(ctx, Event{UserID: ownerID, Type: TypeMedia + string(status), Subject: mediaID})
+	return err
+}
+
+// Since returns the user's logged events after the id after, oldest
+// first. complete is false when the log no longer holds after itself:
+// events between it and the first returned may have left the window.
+func (r *Redis) Since(ctx context.Context, userID, after string) (evs []Event, complete bool, err error) {
+	if _, _, ok := ParseID(after); !ok {
+		return nil, false, guidepost.Errorf(guidepost.EINVALID, "event id %q is not <ms>-<seq>", after)
+	}
+	msgs, err := r.rdb.XRangeN(ctx, logKey(userID), after, "+", int64(r.opt.MaxLen)+1).Result()
+	if err != nil {
+		return nil, false, guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the event log is unavailable")
+	}
+	for _, m := range msgs {
+		if m.ID == after {
+			complete = true
+			continue
+		}
+		typ, _ := m.Values["type"].(string)
+		subject, _ := m.Values["subject"].(string)
+		evs = append(evs, Event{ID: m.ID, UserID: userID, Type: typ, Subject: subject})
+	}
+	return evs, complete, nil
+}
+
+// parseMessage reads what appendScript published.
+func parseMessage(payload string) (Event, error) {
+	f := strings.Fields(payload)
+	if len(f) != 4 {
+		return Event{}, fmt.Errorf("events: malformed message %q", payload)
+	}
+	if _, _, ok := ParseID(f[1]); !ok {
+		return Event{}, fmt.Errorf("events: malformed id in %q", payload)
+	}
+	return Event{UserID: f[0], ID: f[1], Type: f[2], Subject: f[3]}, nil
+}
