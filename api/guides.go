@@ -27,6 +27,11 @@ type GuideService interface {
 	Mine(ctx context.Context, p guides.MineParams) (guides.MinePage, error)
 	Clusters(ctx context.Context, p guides.ClusterParams) ([]guides.Cluster, error)
 	VectorTile(ctx context.Context, p guides.VectorTileParams) ([]byte, error)
+	// The versions of map answers (etag.go): "" when none can be named.
+	NearbyVersion(p guides.NearbyParams) (string, error)
+	InBBoxVersion(p guides.BBoxParams) (string, error)
+	ClustersVersion(p guides.ClusterParams) (string, error)
+	VectorTileVersion(p guides.VectorTileParams) (string, error)
 	Like(ctx context.Context, id, userID string) (guides.LikeState, error)
 	Unlike(ctx context.Context, id, userID string) (guides.LikeState, error)
 }
@@ -272,11 +277,17 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	version := func() (string, error) { return s.deps.Guides.NearbyVersion(p) }
+	v, done := conditional(c, version)
+	if done {
+		return
+	}
 	page, err := s.deps.Guides.Nearby(c.Request.Context(), p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
+	validators(c, v, version)
 	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor))
 	defer releaseAnswer(answer)
 	listHeaders(c)
@@ -300,11 +311,17 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	version := func() (string, error) { return s.deps.Guides.InBBoxVersion(p) }
+	v, done := conditional(c, version)
+	if done {
+		return
+	}
 	page, err := s.deps.Guides.InBBox(c.Request.Context(), p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
+	validators(c, v, version)
 	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor),
 		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) }})
 	defer releaseAnswer(answer)
@@ -330,11 +347,17 @@ func (s *Server) guideClusters(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	version := func() (string, error) { return s.deps.Guides.ClustersVersion(p) }
+	v, done := conditional(c, version)
+	if done {
+		return
+	}
 	clusters, err := s.deps.Guides.Clusters(c.Request.Context(), p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
+	validators(c, v, version)
 	out := make([]clusterJSON, len(clusters))
 	for i, cl := range clusters {
 		b := cl.Bounds

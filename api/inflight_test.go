@@ -23,6 +23,8 @@ type stuckGuides struct {
 	entered, release chan struct{}
 }
 
+func (s stuckGuides) NearbyVersion(guides.NearbyParams) (string, error) { return "", nil }
+
 func (s stuckGuides) Nearby(context.Context, guides.NearbyParams) (guides.NearbyPage, error) {
 	close(s.entered)
 	<-s.release

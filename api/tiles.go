@@ -35,11 +35,17 @@ func (s *Server) vectorTile(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	version := func() (string, error) { return s.deps.Guides.VectorTileVersion(p) }
+	v, done := conditional(c, version)
+	if done {
+		return
+	}
 	tile, err := s.deps.Guides.VectorTile(c.Request.Context(), p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
+	validators(c, v, version)
 	if len(tile) == 0 {
 		c.Status(http.StatusNoContent)
 		return

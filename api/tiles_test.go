@@ -26,9 +26,13 @@ func mapServer(t *testing.T, db *gsql.DB, store guides.Store) *harness {
 	t.Helper()
 	clock := guidepost.SystemClock{}
 	secret := strings.Repeat("k", 32)
+	svc := guides.NewService(store, clock, guides.CursorKey(secret), nil)
+	if st, ok := store.(guides.Stamps); ok {
+		svc = svc.WithStamps(st)
+	}
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 		Auth:   auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
-		Guides: guides.NewService(store, clock, guides.CursorKey(secret), nil)})
+		Guides: svc})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &harness{t: t, srv: srv}

@@ -90,6 +90,8 @@ type Guides struct {
 
 	likes   *likeOverlay
 	likesAt atomic.Int64 // when the overlay was last read (unix nanos)
+	stamps  *areaStamps  // versions and like counts per area, for ETags
+	vtiles  vectorTiles
 
 	prefix    atomic.Pointer[string] // Redis key prefix, once the namespace is known
 	redisDown atomic.Int64           // unix nanos until which Redis is skipped
@@ -112,7 +114,8 @@ var (
 func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 	opt = opt.withDefaults()
 	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
-		fills: make(chan fillJob, 256), likes: newLikeOverlay()}
+		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps()}
+	c.vtiles = newVectorTiles(opt.TileBytes)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
 		MaximumWeight: opt.L1Bytes,
 		Weigher:       func(_ int64, e *entry) uint32 { return e.weight },

@@ -10,6 +10,7 @@ func (c *Guides) Synced(all map[int64]guides.TileState) {
 	for _, tile := range c.vers.replace(all) {
 		c.l1.Invalidate(tile)
 	}
+	c.stamps.replace(all)
 	c.synced.Store(true)
 	c.m.synced.Set(1)
 	c.opt.Log.Info("guides cache: following tile versions", "tiles", len(all))
@@ -19,6 +20,7 @@ func (c *Guides) Synced(all map[int64]guides.TileState) {
 func (c *Guides) Changed(tile int64, s guides.TileState) {
 	if c.vers.raise(tile, s) {
 		c.l1.Invalidate(tile)
+		c.stamps.version(tile, s.Version)
 		c.m.invalidations.Inc()
 	}
 }

@@ -3,6 +3,8 @@ package cache
 import (
 	"context"
 	"hash/maphash"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -80,19 +82,24 @@ const likeWindowOverlap = 5 * time.Second
 
 // pollLikes keeps the overlay current until ctx ends.
 func (c *Guides) pollLikes(ctx context.Context) {
-	// At start, every tile will be read after now; only likes from now on
-	// matter, but read back over the tiles' maximum age to be safe.
-	since := time.Now().Add(-c.opt.MaxAge - likeWindowOverlap)
+	// At start every liked guide is read, however long ago: the area
+	// stamps hold every guide's count, so that all processes agree on them.
+	var since time.Time
 	tick := time.NewTicker(c.opt.LikePoll)
 	defer tick.Stop()
 	for {
 		asOf := time.Now().UnixNano()
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		counts, dbNow, err := c.src.LikeCountsSince(pctx, since)
+		var tiles map[string]int64
+		if err == nil && len(counts) > 0 {
+			tiles, err = c.src.GuideTiles(pctx, slices.Collect(maps.Keys(counts)))
+		}
 		cancel()
 		switch {
 		case err == nil:
 			c.likes.set(counts, asOf)
+			c.stamps.likes(counts, tiles)
 			c.likesAt.Store(asOf)
 			since = dbNow.Add(-likeWindowOverlap)
 		case ctx.Err() == nil:

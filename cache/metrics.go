@@ -18,6 +18,7 @@ type metrics struct {
 	redisErrors   prometheus.Counter
 	synced        prometheus.Gauge
 	overlay       prometheus.Gauge
+	vectorTiles   *prometheus.CounterVec // result
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -63,6 +64,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "guidepost_guides_cache_like_overlay_guides",
 			Help: "Guides whose recent like counts the cache holds over its tiles.",
 		}),
+		vectorTiles: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_vector_tiles_total",
+			Help: "Vector tile requests by result: hit (served from memory), miss (cut by PostgreSQL), uncached (the cache was not following versions).",
+		}, []string{"result"}),
 		synced: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_synced",
 			Help: "1 while the cache follows tile versions from PostgreSQL; 0 sends every query to the database.",
@@ -70,7 +75,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers,
-			m.invalidations, m.redisErrors, m.synced, m.overlay)
+			m.invalidations, m.redisErrors, m.synced, m.overlay, m.vectorTiles)
 	}
 	return m
 }

@@ -25,6 +25,7 @@ type Options struct {
 	MaxBBoxTiles  int           // 400
 	MaxBBoxGuides int           // 50,000 guides a viewport may read
 	L1Bytes       uint64        // 256 MiB
+	TileBytes     uint64        // 64 MiB of encoded vector tiles
 	// FillConcurrency (1) is how many batches of missing tiles load at
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
@@ -53,6 +54,9 @@ func (o Options) withDefaults() Options {
 	guidepost.Default(&o.FillConcurrency, 1)
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20
+	}
+	if o.TileBytes == 0 {
+		o.TileBytes = 64 << 20
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

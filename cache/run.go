@@ -69,8 +69,8 @@ func (c *Guides) follow(ctx context.Context) error {
 	var wg sync.WaitGroup
 	if c.opt.Redis != nil {
 		wg.Go(func() { c.redisWriter(ctx) })
-		wg.Go(func() { c.namespace(ctx) })
 	}
+	wg.Go(func() { c.namespace(ctx) }) // also names the database in stamps
 	wg.Go(func() { c.pollLikes(ctx) })
 	for range c.opt.FillConcurrency {
 		wg.Go(func() { c.filler(ctx) })

@@ -30,6 +30,21 @@ func ExpansionZoom(b BBox, zoom int) int {
 	return 0
 }
 
+// Tiles is the rectangle of grid tiles (rows, then columns) a clustering
+// counts the guides of: all the tiles of every cell it returns.
+func (q ClusterQuery) Tiles() (r0, r1, c0, c1 int64) {
+	r0, c0 = ClusterCell(q.BBox.MinLat, q.BBox.MinLng, q.Zoom)
+	r1, c1 = ClusterCell(q.BBox.MaxLat, q.BBox.MaxLng, q.Zoom)
+	if q.Zoom <= MaxTileClusterZoom {
+		s := ClusterShift(q.Zoom)
+		return r0 << s, (r1+1)<<s - 1, c0 << s, (c1+1)<<s - 1
+	}
+	// A finer cell lies in one tile: floor(lat·100·2^s) >> s is
+	// floor(lat·100), scaling by a power of two being exact.
+	s := uint(q.Zoom - MaxTileClusterZoom)
+	return r0>>s + tileRowOffset, r1>>s + tileRowOffset, c0>>s + tileColOffset, c1>>s + tileColOffset
+}
+
 // CoordDecimals is how many decimals a coordinate guidepost computes (a
 // centroid, a bound) is shown with: about a centimetre.
 const CoordDecimals = 7

@@ -22,6 +22,7 @@ type Service struct {
 	urls   MediaURLs
 	places Places              // optional: location_from_media_id
 	keys   *idempotency.Keeper // optional: Idempotency-Key on CreateOnce
+	stamps Stamps              // optional: versions of map reads
 }
 
 // NewService wires the use cases. cursorKey signs nearby cursors (see

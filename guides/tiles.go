@@ -45,6 +45,9 @@ type TileSource interface {
 	// LikeCountsSince returns the exact like counts of the guides liked or
 	// unliked since since (database clock) and the database's time now.
 	LikeCountsSince(ctx context.Context, since time.Time) (map[string]int64, time.Time, error)
+	// GuideTiles returns the tile each guide is in (guides that no longer
+	// exist are left out).
+	GuideTiles(ctx context.Context, ids []string) (map[string]int64, error)
 	// Namespace names the database, for keys shared with other processes:
 	// two databases (or a database dropped and made again) never share them.
 	Namespace(ctx context.Context) (string, error)

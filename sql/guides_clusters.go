@@ -86,9 +86,8 @@ func cellRange(q guides.ClusterQuery) (r0, r1, c0, c1 int64) {
 // viewport are few beside its guides, and any guide with no like loses to
 // the newest one (same count, smaller id).
 func tileCells(q guides.ClusterQuery) (string, []any) {
-	shift := guides.ClusterShift(q.Zoom)
-	r0, r1, c0, c1 := cellRange(q)
-	args := []any{r0 << shift, (r1+1)<<shift - 1, c0 << shift, (c1+1)<<shift - 1, int(shift)}
+	r0, r1, c0, c1 := q.Tiles()
+	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
 	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
 	sums := `sums AS (
 		SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,

@@ -63,6 +63,22 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 	return out, nil
 }
 
+// GuideTiles returns the tile of each guide that exists.
+func (s *Guides) GuideTiles(ctx context.Context, ids []string) (map[string]int64, error) {
+	rows, err := s.db.Pool.Query(ctx, `SELECT id::text, guide_tile(location) FROM guides WHERE id = ANY($1::uuid[])`, ids)
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	out := make(map[string]int64, len(ids))
+	var id string
+	var tile int64
+	_, err = pgx.ForEachRow(rows, []any{&id, &tile}, func() error {
+		out[id] = tile
+		return nil
+	})
+	return out, translate(err, "guide")
+}
+
 // Namespace names this database for keys in a Redis that other databases
 // may share: its oid (new when a database is dropped and made again) and
 // the server's start time (a restored cluster starts anew).

@@ -40,6 +40,7 @@ var (
 	_ guides.Store       = (*gsql.Guides)(nil)
 	_ guides.Store       = (*cache.Guides)(nil)
 	_ guides.TileSource  = (*gsql.Guides)(nil)
+	_ guides.Stamps      = (*cache.Guides)(nil)
 	_ api.GuideService   = (*guides.Service)(nil)
 	_ guides.MediaURLs   = (*media.Service)(nil)
 	_ account.Store      = (*gsql.Accounts)(nil)
@@ -178,8 +179,12 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stopGuides := a.guideStore(ctx)
-	deps.Guides = guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
+	svc := guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
 		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")})
+	if stamps, ok := store.(guides.Stamps); ok { // the cache: map reads get ETags
+		svc = svc.WithStamps(stamps)
+	}
+	deps.Guides = svc
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
 	return func() { stopFeed(); stopGuides() }

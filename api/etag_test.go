@@ -1,0 +1,189 @@
+package api_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paulmach/orb"
+	"github.com/paulmach/orb/maptile"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/internal/testkit"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// cachedMapServer is an API process: its own cache over db, sharing rdb.
+func cachedMapServer(t *testing.T, db *gsql.DB, rdb redis.UniversalClient, likePoll time.Duration) *harness {
+	t.Helper()
+	store := gsql.NewGuides(db)
+	c := cache.New(store, store, cache.Options{Redis: rdb, Registerer: prometheus.NewRegistry(), LikePoll: likePoll})
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	h := mapServer(t, db, c)
+	// Versions are named once the cache follows tile versions and has read
+	// the like counts.
+	deadline := time.Now().Add(10 * time.Second)
+	for h.conditionalGet("/v1/tiles/0/0/0.mvt", "").etag == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no ETag after 10 s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return h
+}
+
+type condReply struct {
+	status                          int
+	etag, cacheControl, contentType string
+	bodyLen                         int
+}
+
+// conditionalGet sends GET path with If-None-Match: ifNoneMatch (if any).
+func (h *harness) conditionalGet(path, ifNoneMatch string) condReply {
+	h.t.Helper()
+	req, _ := http.NewRequest("GET", h.srv.URL+path, nil)
+	if ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", ifNoneMatch)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	return condReply{status: resp.StatusCode, etag: resp.Header.Get("ETag"), cacheControl: resp.Header.Get("Cache-Control"),
+		contentType: resp.Header.Get("Content-Type"), bodyLen: len(raw)}
+}
+
+// tilePath is the URL of the tile of zoom z holding a point.
+func tilePath(lat, lng float64, z int) string {
+	t := maptile.At(orb.Point{lng, lat}, maptile.Zoom(z))
+	return fmt.Sprintf("/v1/tiles/%d/%d/%d.mvt", z, t.X, t.Y)
+}
+
+// The map reads whose ETags the tests follow: a zoom-14 tile and the
+// lists and clusters of the area around Seoul City Hall.
+var mapReads = []string{
+	tilePath(37.5665, 126.978, 14),
+	tilePath(37.5665, 126.978, 10) + "?tag=food",
+	"/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000",
+	"/v1/guides?bbox=126.95,37.55,127.0,37.58",
+	"/v1/guides/clusters?bbox=126.9,37.5,127.05,37.6&zoom=12.5",
+}
+
+// A repeated map read with If-None-Match is 304 with the same ETag, and
+// PostgreSQL is not asked for anything: no connection leaves the pool.
+func TestNotModifiedTouchesNoDatabase(t *testing.T) {
+	db := testkit.DB(t)
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
+	testkit.RedisURL(t, testkit.RedisDBAPI)
+	t.Cleanup(func() { rdb.Close() })
+	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
+	// Like counts are read at start, then not for an hour: the test counts
+	// every connection taken from the pool.
+	h := cachedMapServer(t, db, rdb, time.Hour)
+	etags := map[string]string{}
+	for _, path := range mapReads {
+		r := h.conditionalGet(path, "")
+		if r.status != 200 || r.etag == "" || r.cacheControl != "public, no-cache" {
+			t.Fatalf("GET %s: %+v", path, r)
+		}
+		etags[path] = r.etag
+	}
+	time.Sleep(200 * time.Millisecond) // background tile loads the lists started
+	before := db.Pool.Stat().AcquireCount()
+	for range 20 {
+		for _, path := range mapReads {
+			r := h.conditionalGet(path, `W/"other", `+etags[path])
+			if r.status != 304 || r.etag != etags[path] || r.bodyLen != 0 || r.cacheControl != "public, no-cache" {
+				t.Fatalf("GET %s with If-None-Match: %+v", path, r)
+			}
+		}
+	}
+	if n := db.Pool.Stat().AcquireCount() - before; n != 0 {
+		t.Fatalf("%d conditional requests took %d connections from the pool", 20*len(mapReads), n)
+	}
+	// The count does see queries: clusters are always counted by PostgreSQL.
+	h.conditionalGet(mapReads[4], "")
+	if db.Pool.Stat().AcquireCount() == before {
+		t.Fatal("a clusters answer took no connection: the count proves nothing")
+	}
+	if r := h.conditionalGet(mapReads[0], `"stale"`); r.status != 200 || r.etag != etags[mapReads[0]] || r.contentType != "application/vnd.mapbox-vector-tile" {
+		t.Fatalf("an old ETag: %+v", r)
+	}
+}
+
+// Two API processes sharing PostgreSQL and Redis name the same ETag for
+// the same tile; a guide created through one, then moved through the
+// other, changes the ETags of the tiles it left and entered on both within
+// a second, and so does a like once the like poll has read it.
+func TestWritesChangeETagsOnEveryProcess(t *testing.T) {
+	db := testkit.DB(t)
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
+	testkit.RedisURL(t, testkit.RedisDBAPI)
+	t.Cleanup(func() { rdb.Close() })
+	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.60, 127.05})
+	a := cachedMapServer(t, db, rdb, 200*time.Millisecond)
+	b := cachedMapServer(t, db, rdb, 200*time.Millisecond)
+	here, there := tilePath(37.5665, 126.978, 16), tilePath(37.6003, 127.0755, 16)
+	tagOf := func(h *harness, path string) string {
+		r := h.conditionalGet(path, "")
+		if r.etag == "" {
+			t.Fatalf("GET %s: no ETag: %+v", path, r)
+		}
+		return r.etag
+	}
+	// changesWithin waits until both processes answer path with another ETag.
+	changesWithin := func(what, path, old string, limit time.Duration) {
+		t.Helper()
+		start := time.Now()
+		for _, h := range []*harness{a, b} {
+			for h.conditionalGet(path, old).status == 304 {
+				if time.Since(start) > limit {
+					t.Fatalf("%s: %s still has ETag %s after %s", what, path, old, limit)
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		t.Logf("%s: %s changed on both processes within %s", what, path, time.Since(start).Round(time.Millisecond))
+	}
+	e1, e2 := tagOf(a, here), tagOf(a, there)
+	if tagOf(b, here) != e1 || tagOf(b, there) != e2 || e1 == e2 {
+		t.Fatal("two processes on one database name different ETags for a tile")
+	}
+
+	_, token := signupGuest(t, a)
+	id := a.doRaw("POST", "/v1/guides", token, "application/json",
+		strings.NewReader(`{"title":"new","lat":37.56655,"lng":126.97805}`), 201)["id"].(string)
+	changesWithin("a new guide", here, e1, time.Second)
+	e1 = tagOf(a, here)
+	if tagOf(b, here) != e1 {
+		t.Fatal("after a write the processes disagree")
+	}
+
+	b.doRaw("PATCH", "/v1/guides/"+id, token, "application/json", strings.NewReader(`{"lat":37.6003,"lng":127.0755}`), 200)
+	changesWithin("a moved guide (the tile it left)", here, e1, time.Second)
+	changesWithin("a moved guide (the tile it entered)", there, e2, time.Second)
+	e2 = tagOf(b, there)
+
+	b.doRaw("PUT", "/v1/guides/"+id+"/like", token, "", nil, 200)
+	changesWithin("a like", there, e2, 2*time.Second)
+}
+
+func signupGuest(t *testing.T, h *harness) (id, token string) {
+	t.Helper()
+	r := h.do("POST", "/v1/auth/guest", "", `{}`)
+	if r.status != 201 {
+		t.Fatalf("guest: %d %v", r.status, r.body)
+	}
+	return r.body["user"].(map[string]any)["id"].(string), r.body["access_token"].(string)
+}

@@ -1,0 +1,98 @@
+package cache
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+
+	"github.com/guidepost/guidepost/guides"
+)
+
+// The stamp of any rectangle, summed from blocks, is the sum of its tiles'
+// stamps; a new version or like count changes exactly the rectangles that
+// hold its tile; a full sync with the same state changes nothing, and the
+// order changes arrive in does not matter.
+func TestAreaStampsSumTheirTiles(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	row0, col0 := guides.TileRow(37), guides.TileCol(126)
+	randTile := func() int64 { return guides.TileID(row0+rng.Int64N(300), col0+rng.Int64N(300)) }
+	a := newAreaStamps()
+	all := map[int64]guides.TileState{}
+	for range 3000 {
+		tile := randTile()
+		all[tile] = guides.TileState{Version: 1 + rng.Int64N(50)}
+	}
+	a.replace(all)
+	counts, where := map[string]int64{}, map[string]int64{}
+	for i := range 500 {
+		id := strconv.Itoa(i)
+		counts[id], where[id] = rng.Int64N(9), randTile()
+	}
+	a.likes(counts, where)
+
+	brute := func(r0, r1, c0, c1 int64) uint64 {
+		var s uint64
+		for tile, ts := range a.tiles {
+			if r, c := guides.TileRowCol(tile); r >= r0 && r <= r1 && c >= c0 && c <= c1 {
+				s += ts.value(tile)
+			}
+		}
+		return s
+	}
+	randRect := func() (int64, int64, int64, int64) {
+		r0, c0 := row0-20+rng.Int64N(340), col0-20+rng.Int64N(340)
+		return r0, r0 + rng.Int64N(200), c0, c0 + rng.Int64N(200)
+	}
+	for range 300 {
+		r0, r1, c0, c1 := randRect()
+		if got, want := a.sum(r0, r1, c0, c1), brute(r0, r1, c0, c1); got != want {
+			t.Fatalf("rows %d..%d cols %d..%d: %x, want %x", r0, r1, c0, c1, got, want)
+		}
+	}
+
+	for i := range 300 {
+		r0, r1, c0, c1 := randRect()
+		before := a.sum(r0, r1, c0, c1)
+		var tile int64
+		if i%2 == 0 {
+			tile = randTile()
+			a.version(tile, a.tiles[tile].version+1)
+		} else {
+			id := "new" + strconv.Itoa(i)
+			tile = randTile()
+			a.likes(map[string]int64{id: int64(i)}, map[string]int64{id: tile})
+		}
+		r, c := guides.TileRowCol(tile)
+		inside := r >= r0 && r <= r1 && c >= c0 && c <= c1
+		if changed := a.sum(r0, r1, c0, c1) != before; changed != inside {
+			t.Fatalf("a change in tile %d,%d (inside: %v) changed the stamp of rows %d..%d cols %d..%d: %v", r, c, inside, r0, r1, c0, c1, changed)
+		}
+	}
+
+	// The same state, built in another order, gives the same stamps.
+	now := map[int64]guides.TileState{}
+	for tile, ts := range a.tiles {
+		if ts.version > 0 {
+			now[tile] = guides.TileState{Version: ts.version}
+		}
+	}
+	b := newAreaStamps()
+	liked := map[string]int64{}
+	tiles := map[string]int64{}
+	for id, lg := range a.liked {
+		liked[id], tiles[id] = lg.count, lg.tile
+	}
+	b.likes(liked, tiles)
+	b.replace(now)
+	for range 100 {
+		r0, r1, c0, c1 := randRect()
+		if a.sum(r0, r1, c0, c1) != b.sum(r0, r1, c0, c1) {
+			t.Fatalf("two histories of one state disagree on rows %d..%d cols %d..%d", r0, r1, c0, c1)
+		}
+	}
+	whole := a.sum(0, 18000, 0, 36000)
+	a.replace(now)
+	if a.sum(0, 18000, 0, 36000) != whole {
+		t.Fatal("a sync with the same versions changed the stamps")
+	}
+}

@@ -1,0 +1,139 @@
+package guides
+
+import (
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"math"
+	"strconv"
+
+	"github.com/guidepost/guidepost/media"
+)
+
+// Stamps tells, without reading the database, what the guides of an area
+// were when map answers over it were built. The cache implements it from
+// the tile versions and like counts it follows.
+type Stamps interface {
+	// AreaStamp changes whenever a guide in tile rows r0..r1 and columns
+	// c0..c1 (TileRow, TileCol) is created, moved in or out, edited,
+	// deleted, or liked; false while it cannot be known.
+	AreaStamp(r0, r1, c0, c1 int64) (uint64, bool)
+}
+
+// WithStamps lets map reads name their version (see NearbyVersion).
+func (s *Service) WithStamps(st Stamps) *Service {
+	s.stamps = st
+	return s
+}
+
+// A map read's version is a hash of what its answer depends on: the route,
+// the validated query, the stamp of the tiles whose guides it can show,
+// and for lists the hour their photo URLs are signed for. The same version
+// means the same answer, on any process that follows the same database;
+// "" means none can be given (no stamps, or the cache is not following).
+// Computing one reads nothing but memory. A list asked by a signed-in
+// caller has none: its liked_by_me and like counts are read for the caller,
+// and no tile version follows one person's likes.
+
+// NearbyVersion validates p and names the version of its answer.
+func (s *Service) NearbyVersion(p NearbyParams) (string, error) {
+	q, _, _, err := p.query(s.cursor, s.clock.Now())
+	if err != nil || p.ViewerID != "" {
+		return "", err
+	}
+	after := ""
+	if q.After != nil {
+		after = strconv.FormatFloat(q.After.DistanceM, 'g', -1, 64) + "/" + q.After.ID
+	}
+	return s.version(circleTiles(q.Lat, q.Lng, q.RadiusM), true, "nearby", q.Lat, q.Lng, q.RadiusM, q.Limit, q.Tag, q.Text, after), nil
+}
+
+// InBBoxVersion validates p and names the version of its answer.
+func (s *Service) InBBoxVersion(p BBoxParams) (string, error) {
+	q, _, _, err := p.query(s.cursor, s.clock.Now())
+	if err != nil || p.ViewerID != "" {
+		return "", err
+	}
+	b := q.BBox
+	area := [4]int64{TileRow(b.MinLat), TileRow(b.MaxLat), TileCol(b.MinLng), TileCol(b.MaxLng)}
+	return s.version(area, true, "bbox", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Limit, q.Tag, q.Text, q.Before), nil
+}
+
+// ClustersVersion validates p and names the version of its answer.
+func (s *Service) ClustersVersion(p ClusterParams) (string, error) {
+	q, err := p.query()
+	if err != nil {
+		return "", err
+	}
+	b := q.BBox
+	return s.version(clusterTiles(q), false, "clusters", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Zoom, q.Tag), nil
+}
+
+// VectorTileVersion validates p and names the version of its tile.
+func (s *Service) VectorTileVersion(p VectorTileParams) (string, error) {
+	q, err := p.query()
+	if err != nil {
+		return "", err
+	}
+	return s.version(clusterTiles(q.Clusters()), false, "tile", q.Z, q.X, q.Y, q.Tag), nil
+}
+
+func clusterTiles(q ClusterQuery) [4]int64 {
+	r0, r1, c0, c1 := q.Tiles()
+	return [4]int64{r0, r1, c0, c1}
+}
+
+// answerFormat changes whenever answers are encoded differently, so that
+// no client keeps an old encoding under a version the new one shares.
+const answerFormat = "1"
+
+func (s *Service) version(area [4]int64, urls bool, parts ...any) string {
+	if s.stamps == nil {
+		return ""
+	}
+	stamp, ok := s.stamps.AreaStamp(area[0], area[1], area[2], area[3])
+	if !ok {
+		return ""
+	}
+	b := make([]byte, 0, 128)
+	b = append(b, answerFormat...)
+	b = binary.BigEndian.AppendUint64(b, stamp)
+	if urls && s.urls != nil {
+		// Thumbnail URLs are signed per window: a new window, new answers.
+		b = strconv.AppendInt(b, s.clock.Now().UTC().Truncate(media.StableURLWindow).Unix(), 10)
+	}
+	for _, p := range parts {
+		b = append(b, 0)
+		switch v := p.(type) {
+		case string:
+			b = append(b, v...)
+		case int:
+			b = strconv.AppendInt(b, int64(v), 10)
+		case float64:
+			b = binary.BigEndian.AppendUint64(b, math.Float64bits(v))
+		default:
+			panic("guides: version of an unexpected part")
+		}
+	}
+	sum := sha256.Sum256(b)
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// circleTiles is a rectangle of tiles holding every point within radius
+// metres of (lat, lng) on guidepost's sphere, with a little room for
+// rounding: all longitudes when the circle reaches a pole or the
+// antimeridian. A circle of angular radius δ spans δ of latitude and
+// asin(sin δ / cos φ) of longitude.
+func circleTiles(lat, lng, radius float64) [4]int64 {
+	delta := radius / EarthRadiusM
+	d := delta/degToRad*1.001 + 1e-9
+	south, north := max(lat-d, -90), min(lat+d, 90)
+	west, east := -180.0, 180.0
+	if north < 90 && south > -90 {
+		w := math.Asin(min(math.Sin(delta)/math.Cos(lat*degToRad), 1))/degToRad*1.001 + 1e-9
+		if lng-w > -180 && lng+w < 180 {
+			west, east = lng-w, lng+w
+		}
+	}
+	return [4]int64{TileRow(south), TileRow(north), TileCol(west), TileCol(east)}
+}
