@@ -27,6 +27,7 @@ var benchSteps = []benchStep{
 		c.VUs, c.Duration, c.Ramp, c.Drain = 300, 60*time.Second, 30*time.Second, 40*time.Second
 	}},
 	{"likes", func(c *Config) { c.VUs, c.Duration = 1000, 30*time.Second }},
+	{"tiles", func(c *Config) { c.Rate, c.Duration = 500, 20*time.Second }},
 	{"steps", func(c *Config) { c.StepsOn, c.StepLen, c.StepStart, c.StepMax = "nearby", 10*time.Second, 5, 320 }},
 	{"coldstart", func(c *Config) { c.Rate, c.Duration = 200, 60*time.Second }},
 }

@@ -29,7 +29,7 @@ func TestBenchRunsTheStandardSet(t *testing.T) {
 		t.Fatal(err)
 	}
 	md, _ := os.ReadFile(cfg.Benchmarks)
-	for _, name := range []string{"upload", "read", "nearby", "mixed", "likes", "steps (nearby)", "coldstart"} {
+	for _, name := range []string{"upload", "read", "nearby", "mixed", "likes", "tiles", "steps (nearby)", "coldstart"} {
 		if !strings.Contains(string(md), "### guidepost-load: "+name+"\n") {
 			t.Errorf("BENCHMARKS.md lacks %s:\n%s", name, md)
 		}

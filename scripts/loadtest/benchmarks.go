@@ -71,6 +71,22 @@ var scenarioColumns = map[string][]column{
 		{"First failed", func(s *Summary) string { return fmt.Sprint(s.Steps.FirstFailedRate) }},
 	},
 	"abuse": abuseColumns,
+	"tiles": {
+		{"304 %", func(s *Summary) string { return f1(100 * s.Tiles.Share304) }},
+		{"Floor p95 ms", func(s *Summary) string { return f1(s.Tiles.Floor.P95) }},
+		{"p95 ÷ floor", func(s *Summary) string { return f2(s.Tiles.P95Ratio) }},
+		{"Seoul gzip max B (z6/z10/z14)", func(s *Summary) string {
+			out := ""
+			for i, z := range s.Tiles.Seoul {
+				if i > 0 {
+					out += "/"
+				}
+				out += fmt.Sprint(z.MaxGzip)
+			}
+			return out
+		}},
+		{"Max gzip B", func(s *Summary) string { return fmt.Sprint(s.Tiles.MaxGzipBytes) }},
+	},
 	"coldstart": {
 		{"Ready after s", func(s *Summary) string { return f2(s.ColdStart.ReadyAfterS) }},
 		{"Served/s 1st min", func(s *Summary) string { return f1(s.ColdStart.FirstMinute.ServedPerS) }},
@@ -113,6 +129,8 @@ func extrasAvailable(s *Summary) bool {
 		return s.ColdStart != nil
 	case "abuse":
 		return s.Abuse != nil
+	case "tiles":
+		return s.Tiles != nil
 	}
 	return true
 }

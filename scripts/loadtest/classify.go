@@ -29,14 +29,14 @@ func classify(code int, err error) failKind {
 		return classifyErr(err)
 	}
 	switch {
-	case code >= 200 && code < 300:
+	case code >= 200 && code < 300, code == 304: // 304: a revalidation that held
 		return failNone
 	case code >= 500:
 		return fail5xx
 	case code >= 400:
 		return fail4xx
 	default:
-		return failOther // 1xx/3xx: the contract has none
+		return failOther // 1xx/3xx but 304: the contract has none
 	}
 }
 

@@ -65,6 +65,10 @@ type request struct {
 	ctype  string
 	out    any    // JSON-decoded from a 2xx answer when not nil
 	from   string // X-Forwarded-For when the request has no user
+	// ifNoneMatch is sent as If-None-Match; etag, when not nil, receives
+	// the answer's ETag.
+	ifNoneMatch string
+	etag        *string
 }
 
 // outcome is what a caller needs to know about an answer.
@@ -133,12 +137,18 @@ func (c *client) send(ctx context.Context, r request) (code int, in int64, retry
 	if r.from != "" {
 		req.Header.Set("X-Forwarded-For", r.from)
 	}
+	if r.ifNoneMatch != "" {
+		req.Header.Set("If-None-Match", r.ifNoneMatch)
+	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
 		return 0, 0, 0, err, nil
 	}
 	defer resp.Body.Close()
 	code = resp.StatusCode
+	if r.etag != nil {
+		*r.etag = resp.Header.Get("ETag")
+	}
 	retry = parseRetryAfter(resp.Header.Get("Retry-After"))
 	body := &countingReader{r: resp.Body}
 	if r.out != nil && code >= 200 && code < 300 {

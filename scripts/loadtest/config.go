@@ -63,7 +63,7 @@ const (
 	minUsers = 200 // the floor: many distinct users, never one shared token
 )
 
-var scenarioNames = []string{"upload", "upload-direct", "read", "nearby", "mixed", "likes", "steps", "coldstart", "abuse", "bench"}
+var scenarioNames = []string{"upload", "upload-direct", "read", "nearby", "mixed", "likes", "tiles", "steps", "coldstart", "abuse", "bench"}
 
 func defaultConfig() Config {
 	return Config{
@@ -195,7 +195,7 @@ func (c *Config) openLoop() bool { return c.Scenario == "steps" || c.Rate > 0 }
 // Past it the context cancels everything still running.
 func (c *Config) hardDeadline() time.Duration {
 	d := c.SetupTimeout + c.Duration + c.Drain + c.LikeSettle + 2*c.Timeout + 30*time.Second
-	if c.Scenario == "abuse" { // two halves
+	if c.Scenario == "abuse" || c.Scenario == "tiles" { // two halves (tiles: the API, then the floor)
 		d += c.Duration + c.Drain + c.LikeSettle + 30*time.Second
 	}
 	if c.Scenario == "coldstart" || c.StartServer != "never" {

@@ -139,6 +139,7 @@ func (f *fakeAPI) handler() http.Handler {
 	mux.HandleFunc("PUT /s3/{id}", f.putPart)
 	mux.HandleFunc("POST /v1/uploads/{id}/complete", f.auth(f.completeDirect))
 	mux.HandleFunc("GET /v1/media/{id}", f.auth(f.getMedia))
+	mux.HandleFunc("GET /v1/tiles/{z}/{x}/{y}", f.tile)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/v1/") && f.shedNow() {
 			w.Header().Set("Retry-After", "1")
@@ -241,6 +242,23 @@ func (f *fakeAPI) list(w http.ResponseWriter, r *http.Request, _ string) {
 	}
 	f.mu.Unlock()
 	writeJSONResp(w, 200, map[string]any{"items": items, "truncated": false})
+}
+
+// tile answers a tile whose bytes and ETag are its URL's; one in five is
+// empty (204); If-None-Match holding the ETag gets 304.
+func (f *fakeAPI) tile(w http.ResponseWriter, r *http.Request) {
+	sum := sha256.Sum256([]byte(r.URL.RequestURI()))
+	etag := fmt.Sprintf(`"%x"`, sum[:8])
+	w.Header().Set("ETag", etag)
+	switch {
+	case r.Header.Get("If-None-Match") == etag:
+		w.WriteHeader(http.StatusNotModified)
+	case sum[0]%5 == 0:
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		w.Header().Set("Content-Type", "application/vnd.mapbox-vector-tile")
+		w.Write([]byte(strings.Repeat(r.URL.RequestURI(), 20)))
+	}
 }
 
 func (f *fakeAPI) metrics(w http.ResponseWriter, r *http.Request) {

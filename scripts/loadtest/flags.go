@@ -69,6 +69,8 @@ Scenarios:
   nearby     radius (500 m–5 km) and viewport queries over Seoul, Busan, Jeju, sparse areas
   mixed      70 % reads, 20 % likes/unlikes, 10 % uploads, ramping to 300 VUs
   likes      1,000 VUs double-tapping like on a few hot guides; lost/duplicated likes
+  tiles      500 req/s of vector tiles from 300 panning and zooming map sessions, revalidating
+             with If-None-Match; warm p95 beside a gin floor serving the same bytes, 304 share
   steps      stepped arrival rate (5, 10, 20 … per -step) on -on; reports the held step
   coldstart  starts a fresh 'guidepost serve', 200 req/s mixed as soon as /readyz answers
   abuse      mixed with 200 VUs, alone then beside an attacker (slow uploads, a log-in flood,

@@ -90,6 +90,14 @@ func headlines(s *Summary) []string {
 	if st := s.Steps; st != nil {
 		out = append(out, fmt.Sprintf("steps on %s: held %.0f req/s (first failed: %.0f)", st.On, st.HeldRate, st.FirstFailedRate))
 	}
+	if t := s.Tiles; t != nil {
+		out = append(out, fmt.Sprintf("tiles: %d sessions, %d distinct tiles (warmed in %.1fs); 304 %.1f %%, 204 %.1f %%; p95 %.1f ms, floor %.1f ms (×%.2f); largest tile %d B gzipped",
+			t.Sessions, t.DistinctTiles, t.WarmS, 100*t.Share304, 100*t.Share204, t.P95Ms, t.Floor.P95, t.P95Ratio, t.MaxGzipBytes))
+		for _, z := range t.Seoul {
+			out = append(out, fmt.Sprintf("tiles around Seoul City Hall, zoom %d: %d tiles, at most %d B (%d B gzipped, median %d B)",
+				z.Zoom, z.Tiles, z.MaxBytes, z.MaxGzip, z.MedianGzip))
+		}
+	}
 	if c := s.ColdStart; c != nil {
 		out = append(out, fmt.Sprintf("coldstart: ready after %.2fs; first minute served %.1f/s of %.0f, %d rejected (503)",
 			c.ReadyAfterS, c.FirstMinute.ServedPerS, c.TargetRate, c.FirstMinute.Rejected))

@@ -41,8 +41,11 @@ func run(ctx context.Context, cfg Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	if cfg.Scenario == "abuse" {
+	switch cfg.Scenario {
+	case "abuse":
 		return runAbuse(ctx, &cfg, d, base.String(), fx, hot, setup)
+	case "tiles":
+		return runTiles(ctx, &cfg, d, base.String(), fx, setup)
 	}
 	return measure(ctx, &cfg, d, base.String(), fx, hot, setup)
 }

@@ -56,6 +56,10 @@ var loadScenarios = map[string]*scenarioDef{
 	// (see runAbuse); duration is each half's.
 	"abuse": {name: "abuse", vus: 200, duration: 30 * time.Second, rampShare: 0.2, think: time.Second,
 		drain: 30 * time.Second, hot: 20, guides: true, photos: true, build: mixedAction},
+	// tiles replays map sessions (see tiles.go); runTiles gives it its
+	// action once the trace is drawn.
+	"tiles": {name: "tiles", rate: 500, duration: 30 * time.Second,
+		build: func(*env) action { panic("tiles: runTiles sets the action") }},
 	"likes": {name: "likes", vus: 1000, duration: 30 * time.Second, rampShare: 0.1, think: time.Second,
 		hot: 5, build: func(e *env) action {
 			return func(ctx context.Context, slot int) { e.likeTap(ctx, e.user(slot), 2, 0.35) }

@@ -44,6 +44,7 @@ func TestSmokeEveryScenarioAgainstTheRealStack(t *testing.T) {
 		{"upload", func(c *Config) { c.VUs = 2; c.Think = time.Second }},
 		{"read", func(c *Config) { c.Rate = 30; c.SeedGuides = 50 }},
 		{"nearby", func(c *Config) { c.Rate = 30 }},
+		{"tiles", func(c *Config) { c.Rate = 60 }},
 		{"mixed", func(c *Config) { c.VUs = 20 }},
 		{"likes", func(c *Config) { c.VUs = 200; c.HotGuides = 2 }},
 		{"steps", func(c *Config) { c.StepLen = time.Second; c.StepStart = 5; c.StepMax = 20 }},

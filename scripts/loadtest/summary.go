@@ -37,6 +37,7 @@ type Summary struct {
 	Steps     *StepsSummary     `json:"steps,omitempty"`
 	ColdStart *ColdStartSummary `json:"coldstart,omitempty"`
 	Abuse     *AbuseSummary     `json:"abuse,omitempty"`
+	Tiles     *TileSummary      `json:"tiles,omitempty"`
 
 	Timeline     []Bucket `json:"timeline,omitempty"`
 	Samples      []Sample `json:"samples,omitempty"`
