@@ -80,11 +80,32 @@ func cellRange(q guides.ClusterQuery) (r0, r1, c0, c1 int64) {
 	return r0, r1, c0, c1
 }
 
-// tileCells is the CTE "cells" (cr, cc, n, lat, lng, bounds, top) from
-// per-tile sums. top is the newest guide of the cell (the only one when n
-// is 1) or, with WithTop, the most-liked: the liked guides of the
-// viewport are few beside its guides, and any guide with no like loses to
-// the newest one (same count, smaller id).
+// Both paths build the CTE "cells" (cr, cc, n, lat, lng, bounds, top)
+// from a CTE "sums" of the same columns with newest (the cell's newest
+// guide, the only one when n is 1) in place of top. With WithTop, top is
+// the most-liked guide instead: the liked guides of a viewport are few
+// beside its guides, and any guide with no like loses to the newest one
+// (the same count, a smaller id). The planner may find the liked guides
+// from the likes or from the viewport's guides, whichever is smaller.
+func withTop(q guides.ClusterQuery, sums, cr, cc, where string) string {
+	if !q.WithTop {
+		return sums + `, cells AS (SELECT s.*, s.newest AS top FROM sums s)`
+	}
+	// The base like_count is 0 unless folded in, which nothing does: the
+	// shards name every liked guide.
+	return sums + `, liked AS (
+		SELECT DISTINCT ON (cr, cc) ` + cr + ` AS cr, ` + cc + ` AS cc, g.id, g.like_count + sum(l.n) AS likes
+		FROM guide_like_shards l JOIN guides g ON g.id = l.guide_id
+		WHERE ` + where + `
+		GROUP BY g.id
+		ORDER BY cr, cc, likes DESC, g.id DESC
+	), cells AS (
+		SELECT s.*, CASE WHEN l.likes > 0 THEN l.id ELSE s.newest END AS top
+		FROM sums s LEFT JOIN liked l USING (cr, cc)
+	)`
+}
+
+// tileCells adds up per-tile sums.
 func tileCells(q guides.ClusterQuery) (string, []any) {
 	r0, r1, c0, c1 := q.Tiles()
 	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
@@ -98,26 +119,14 @@ func tileCells(q guides.ClusterQuery) (string, []any) {
 		WHERE tile ` + fmt.Sprintf(inRange, "tile") + ` AND guides > 0
 		GROUP BY 1, 2
 	)`
-	if !q.WithTop {
-		return sums + `, cells AS (SELECT s.*, s.newest AS top FROM sums s)`, args
-	}
-	// The base like_count is 0 unless folded in, which nothing does: the
-	// shards name every liked guide.
-	return sums + `, liked AS (
-		SELECT DISTINCT ON (cr, cc) (guide_tile(g.location) / 40000) >> $5 AS cr, (guide_tile(g.location) % 40000) >> $5 AS cc,
-		       g.id, g.like_count + l.n AS likes
-		FROM (SELECT guide_id, sum(n) AS n FROM guide_like_shards GROUP BY guide_id) l
-		JOIN guides g ON g.id = l.guide_id
-		WHERE guide_tile(g.location) ` + fmt.Sprintf(inRange, "guide_tile(g.location)") + `
-		ORDER BY cr, cc, likes DESC, g.id DESC
-	), cells AS (
-		SELECT s.*, CASE WHEN l.likes > 0 THEN l.id ELSE s.newest END AS top
-		FROM sums s LEFT JOIN liked l USING (cr, cc)
-	)`, args
+	return withTop(q, sums, `(guide_tile(g.location) / 40000) >> $5`, `(guide_tile(g.location) % 40000) >> $5`,
+		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")), args
 }
 
-// guideCells is the CTE "cells" grouping the guides themselves: above
-// zoom 13 (cells finer than a tile), or for one tag.
+// guideCells groups the guides themselves: above zoom 13 (cells finer
+// than a tile), or for one tag. The envelope (edges included) finds
+// candidates by the planar index; the cell numbers decide exactly which
+// cells they belong to.
 func guideCells(q guides.ClusterQuery) (string, []any) {
 	r0, r1, c0, c1 := cellRange(q)
 	var cr, cc string
@@ -134,29 +143,24 @@ func guideCells(q guides.ClusterQuery) (string, []any) {
 		cr, cc = `floor(ST_Y(g.location::geometry) * `+fs+`)::bigint`, `floor(ST_X(g.location::geometry) * `+fs+`)::bigint`
 		env = guides.BBox{MinLat: float64(r0) / f, MinLng: float64(c0) / f, MaxLat: float64(r1+1) / f, MaxLng: float64(c1+1) / f}
 	}
-	top := `max(id::text)::uuid`
-	likes := ``
-	if q.WithTop {
-		top = `(array_agg(id ORDER BY likes DESC, id DESC))[1]`
-		likes = `, g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0) AS likes`
-	}
 	var tag *string
 	if q.Tag != "" {
 		tag = &q.Tag
 	}
-	// The envelope (edges included) finds candidates by the planar index;
-	// the cell numbers decide exactly which cells they belong to.
-	return `x AS (
-		SELECT g.id, ST_Y(g.location::geometry) AS lat, ST_X(g.location::geometry) AS lng, ` + cr + ` AS cr, ` + cc + ` AS cc` + likes + `
-		FROM guides g
-		WHERE g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
+	where := `g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
 		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text])
-	), cells AS (
-		SELECT cr, cc, count(*) AS n, avg(lat) AS lat, avg(lng) AS lng,
-		       min(lat) AS min_lat, min(lng) AS min_lng, max(lat) AS max_lat, max(lng) AS max_lng, ` + top + ` AS top
-		FROM x WHERE cr BETWEEN $6 AND $7 AND cc BETWEEN $8 AND $9
-		GROUP BY cr, cc
-	)`, []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1}
+		  AND ` + cr + ` BETWEEN $6 AND $7 AND ` + cc + ` BETWEEN $8 AND $9`
+	sums := `sums AS (
+		SELECT ` + cr + ` AS cr, ` + cc + ` AS cc, count(*) AS n,
+		       avg(ST_Y(g.location::geometry)) AS lat, avg(ST_X(g.location::geometry)) AS lng,
+		       min(ST_Y(g.location::geometry)) AS min_lat, min(ST_X(g.location::geometry)) AS min_lng,
+		       max(ST_Y(g.location::geometry)) AS max_lat, max(ST_X(g.location::geometry)) AS max_lng,
+		       max(g.id::text)::uuid AS newest
+		FROM guides g
+		WHERE ` + where + `
+		GROUP BY 1, 2
+	)`
+	return withTop(q, sums, cr, cc, where), []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1}
 }
 
 // checkClusterScan refuses a fine-zoom clustering whose viewport holds
