@@ -12,20 +12,18 @@ import (
 )
 
 // Clusters counts guides per cell of the zoom's grid, with each cell's
-// exact bounds. Up to zoom 13 without a tag a cell is whole tiles, so it
-// adds up guide_tiles (kept exact by the writing transactions' trigger): a
-// map of all Korea reads ~10^4 tile rows, not 10^6 guides. Finer zooms and
-// tag filters group the guides themselves.
+// exact bounds. Up to zoom 13 a cell is whole tiles, so it adds up
+// guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
+// transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
+// 10^6 guides. Finer zooms group the guides themselves.
 func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
 	var cells string
 	var args []any
-	if q.Zoom <= guides.MaxTileClusterZoom && q.Tag == "" {
+	if q.Zoom <= guides.MaxTileClusterZoom {
 		cells, args = tileCells(q)
 	} else {
-		if q.Zoom > guides.MaxTileClusterZoom {
-			if err := s.checkClusterScan(ctx, q); err != nil {
-				return nil, err
-			}
+		if err := s.checkClusterScan(ctx, q); err != nil {
+			return nil, err
 		}
 		cells, args = guideCells(q)
 	}
@@ -105,44 +103,38 @@ func withTop(q guides.ClusterQuery, sums, cr, cc, where string) string {
 	)`
 }
 
-// tileCells adds up per-tile sums.
+// tileCells adds up per-tile sums, of one tag's guides when q has one.
 func tileCells(q guides.ClusterQuery) (string, []any) {
 	r0, r1, c0, c1 := q.Tiles()
 	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
 	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
+	from, liked := `guide_tiles WHERE guides > 0 AND`, ``
+	if q.Tag != "" {
+		args = append(args, q.Tag)
+		from, liked = `guide_tile_tags WHERE tag = $6 AND`, ` AND g.tags @> ARRAY[$6::text]`
+	}
 	sums := `sums AS (
 		SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
 		       sum(sum_lat_e7)::float8 / sum(guides) / 1e7 AS lat, sum(sum_lng_e7)::float8 / sum(guides) / 1e7 AS lng,
 		       min(min_lat) AS min_lat, min(min_lng) AS min_lng, max(max_lat) AS max_lat, max(max_lng) AS max_lng,
 		       max(newest::text)::uuid AS newest
-		FROM guide_tiles
-		WHERE tile ` + fmt.Sprintf(inRange, "tile") + ` AND guides > 0
+		FROM ` + from + ` tile ` + fmt.Sprintf(inRange, "tile") + `
 		GROUP BY 1, 2
 	)`
 	return withTop(q, sums, `(guide_tile(g.location) / 40000) >> $5`, `(guide_tile(g.location) % 40000) >> $5`,
-		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")), args
+		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")+liked), args
 }
 
-// guideCells groups the guides themselves: above zoom 13 (cells finer
-// than a tile), or for one tag. The envelope (edges included) finds
-// candidates by the planar index; the cell numbers decide exactly which
-// cells they belong to.
+// guideCells groups the guides themselves, above zoom 13 (cells finer
+// than a tile). The envelope (edges included) finds candidates by the
+// planar index; the cell numbers decide exactly which cells they belong
+// to.
 func guideCells(q guides.ClusterQuery) (string, []any) {
 	r0, r1, c0, c1 := cellRange(q)
-	var cr, cc string
-	var env guides.BBox
-	if q.Zoom <= guides.MaxTileClusterZoom {
-		s := strconv.Itoa(int(guides.ClusterShift(q.Zoom)))
-		cr, cc = `(guide_tile(g.location) / 40000) >> `+s, `(guide_tile(g.location) % 40000) >> `+s
-		sh := guides.ClusterShift(q.Zoom)
-		env.MinLat, env.MinLng, _, _ = guides.TileBounds(r0<<sh, c0<<sh)
-		_, _, env.MaxLat, env.MaxLng = guides.TileBounds((r1+1)<<sh-1, (c1+1)<<sh-1)
-	} else {
-		f := guides.ClusterCellsPerDegree(q.Zoom)
-		fs := strconv.FormatFloat(f, 'g', -1, 64)
-		cr, cc = `floor(ST_Y(g.location::geometry) * `+fs+`)::bigint`, `floor(ST_X(g.location::geometry) * `+fs+`)::bigint`
-		env = guides.BBox{MinLat: float64(r0) / f, MinLng: float64(c0) / f, MaxLat: float64(r1+1) / f, MaxLng: float64(c1+1) / f}
-	}
+	f := guides.ClusterCellsPerDegree(q.Zoom)
+	fs := strconv.FormatFloat(f, 'g', -1, 64)
+	cr, cc := `floor(ST_Y(g.location::geometry) * `+fs+`)::bigint`, `floor(ST_X(g.location::geometry) * `+fs+`)::bigint`
+	env := guides.BBox{MinLat: float64(r0) / f, MinLng: float64(c0) / f, MaxLat: float64(r1+1) / f, MaxLng: float64(c1+1) / f}
 	var tag *string
 	if q.Tag != "" {
 		tag = &q.Tag
