@@ -69,9 +69,10 @@ func InsertGuidesOnce(ctx context.Context, db *DB, authorID string, rows []Guide
 	return added, err
 }
 
-// AnalyzeGuides refreshes the planner's statistics after a bulk load.
+// AnalyzeGuides refreshes the planner's statistics after a bulk load, of
+// the guides and of the per-tile rows the load wrote.
 func AnalyzeGuides(ctx context.Context, db *DB) error {
-	if _, err := db.Pool.Exec(ctx, `ANALYZE guides`); err != nil {
+	if _, err := db.Pool.Exec(ctx, `ANALYZE guides, guide_tiles, guide_tile_tags`); err != nil {
 		return fmt.Errorf("analyze guides: %w", err)
 	}
 	return nil
