@@ -30,13 +30,15 @@ CREATE TABLE guide_tile_tags (
 );
 CREATE INDEX guide_tile_tags_tile_idx ON guide_tile_tags (tile);
 
--- guide_tiles_refresh recomputes bounds and newest of the given tiles, and
--- their rows per tag, from their guides (bounds NULL once a tile is
--- empty). The trigger calls it after guide_tiles_apply has locked the
--- tiles' rows, so one writer at a time refreshes a tile; each statement
--- of a volatile function takes a fresh snapshot under READ COMMITTED, so
--- it sees every transaction that held the lock before, and the last writer
--- of a tile always leaves exact values.
+-- New guides only widen bounds and may be the newest: guide_tiles_grow
+-- adds them without reading anything else. A guide that leaves a tile
+-- (deleted, moved, retagged) may have been its bound or its newest:
+-- guide_tiles_refresh recomputes the tiles it left from their guides
+-- (bounds NULL once a tile is empty). The trigger calls either after
+-- guide_tiles_apply has locked the tiles' rows, so one writer at a time
+-- changes a tile; each statement of a volatile function takes a fresh
+-- snapshot under READ COMMITTED, so a refresh sees every transaction that
+-- held the lock before, and the last writer of a tile leaves exact values.
 -- +goose StatementBegin
 CREATE FUNCTION guide_tiles_refresh(tiles bigint[]) RETURNS void
 LANGUAGE sql AS $$
@@ -65,6 +67,37 @@ LANGUAGE sql AS $$
 $$;
 -- +goose StatementEnd
 
+-- A guide as the per-tile rows see it.
+CREATE TYPE guide_tile_point AS (id uuid, tile bigint, lat float8, lng float8, tags text[]);
+
+-- +goose StatementBegin
+CREATE FUNCTION guide_tiles_grow(guides guide_tile_point[]) RETURNS void
+LANGUAGE sql AS $$
+    UPDATE guide_tiles t
+    SET min_lat = least(t.min_lat, s.min_lat), min_lng = least(t.min_lng, s.min_lng),
+        max_lat = greatest(t.max_lat, s.max_lat), max_lng = greatest(t.max_lng, s.max_lng),
+        newest = greatest(t.newest, s.newest)
+    FROM (
+        SELECT tile, min(lat) AS min_lat, min(lng) AS min_lng, max(lat) AS max_lat, max(lng) AS max_lng,
+               (array_agg(id ORDER BY id DESC))[1] AS newest
+        FROM unnest(guides) GROUP BY tile
+    ) s
+    WHERE t.tile = s.tile;
+    INSERT INTO guide_tile_tags AS t (tag, tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest)
+    SELECT x.tag, g.tile, count(*), sum(round(g.lat * 1e7))::bigint, sum(round(g.lng * 1e7))::bigint,
+           min(g.lat), min(g.lng), max(g.lat), max(g.lng), (array_agg(g.id ORDER BY g.id DESC))[1]
+    FROM unnest(guides) AS g, unnest(g.tags) AS x(tag)
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (tag, tile) DO UPDATE
+        SET guides = t.guides + excluded.guides,
+            sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7, sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7,
+            min_lat = least(t.min_lat, excluded.min_lat), min_lng = least(t.min_lng, excluded.min_lng),
+            max_lat = greatest(t.max_lat, excluded.max_lat), max_lng = greatest(t.max_lng, excluded.max_lng),
+            newest = greatest(t.newest, excluded.newest);
+$$;
+-- +goose StatementEnd
+
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION guide_tiles_bump() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
@@ -82,7 +115,8 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, 1) FROM new_rows));
-        PERFORM guide_tiles_refresh(ARRAY(SELECT DISTINCT guide_tile(location) FROM new_rows));
+        PERFORM guide_tiles_grow(ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
+            ST_X(location::geometry), tags)::guide_tile_point FROM new_rows));
     ELSIF TG_OP = 'DELETE' THEN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, -1) FROM old_rows));
@@ -91,8 +125,16 @@ BEGIN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_delta_of(location, -1) FROM old_rows
                                      UNION ALL SELECT guide_tile_delta_of(location, 1) FROM new_rows));
-        PERFORM guide_tiles_refresh(ARRAY(SELECT guide_tile(location) FROM old_rows
-                                          UNION SELECT guide_tile(location) FROM new_rows));
+        -- Only guides whose place or tags changed touch the rows (an edit
+        -- of the text, or a new cover, leaves them as they are).
+        PERFORM guide_tiles_refresh(ARRAY(
+            SELECT guide_tile(o.location) FROM old_rows o JOIN new_rows n USING (id)
+            WHERE (ST_Y(o.location::geometry), ST_X(o.location::geometry), o.tags)
+                  IS DISTINCT FROM (ST_Y(n.location::geometry), ST_X(n.location::geometry), n.tags)
+            UNION
+            SELECT guide_tile(n.location) FROM old_rows o JOIN new_rows n USING (id)
+            WHERE (ST_Y(o.location::geometry), ST_X(o.location::geometry), o.tags)
+                  IS DISTINCT FROM (ST_Y(n.location::geometry), ST_X(n.location::geometry), n.tags)));
     END IF;
     IF changed > 0 THEN
         -- A NOTIFY payload must stay under 8000 bytes; "*" tells listeners
@@ -161,5 +203,7 @@ END
 $$;
 -- +goose StatementEnd
 DROP FUNCTION guide_tiles_refresh(bigint[]);
+DROP FUNCTION guide_tiles_grow(guide_tile_point[]);
+DROP TYPE guide_tile_point;
 DROP TABLE guide_tile_tags;
 ALTER TABLE guide_tiles DROP COLUMN min_lat, DROP COLUMN min_lng, DROP COLUMN max_lat, DROP COLUMN max_lng, DROP COLUMN newest;
