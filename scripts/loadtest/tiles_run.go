@@ -130,7 +130,7 @@ func captureTiles(ctx context.Context, cfg *Config, base string, paths []string)
 	for range 8 {
 		wg.Go(func() {
 			for p := range work {
-				t, err := fetchTile(ctx, hc, base+p)
+				t, err := fetchTileRetrying(ctx, hc, base+p)
 				mu.Lock()
 				if err != nil {
 					errs = append(errs, fmt.Errorf("tiles: warm %s: %w", p, err))
@@ -149,6 +149,20 @@ func captureTiles(ctx context.Context, cfg *Config, base string, paths []string)
 		return nil, errs[0]
 	}
 	return out, nil
+}
+
+// fetchTileRetrying is fetchTile tried three times a second apart: the
+// first cut of a low-zoom tile on a busy machine may pass the database's
+// statement timeout (503); a later try, once the others are done, passes.
+func fetchTileRetrying(ctx context.Context, hc *http.Client, url string) (capturedTile, error) {
+	var t capturedTile
+	var err error
+	for range 3 {
+		if t, err = fetchTile(ctx, hc, url); err == nil || t.status != http.StatusServiceUnavailable || !sleepCtx(ctx, time.Second) {
+			return t, err
+		}
+	}
+	return t, err
 }
 
 func fetchTile(ctx context.Context, hc *http.Client, url string) (capturedTile, error) {
