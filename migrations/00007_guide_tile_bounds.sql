@@ -150,24 +150,7 @@ $$;
 -- +goose StatementEnd
 
 -- Tiles that held guides before this migration.
-INSERT INTO guide_tile_tags (tag, tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest)
-SELECT t.tag, guide_tile(g.location), count(*),
-       sum(round(ST_Y(g.location::geometry) * 1e7))::bigint, sum(round(ST_X(g.location::geometry) * 1e7))::bigint,
-       min(ST_Y(g.location::geometry)), min(ST_X(g.location::geometry)),
-       max(ST_Y(g.location::geometry)), max(ST_X(g.location::geometry)),
-       (array_agg(g.id ORDER BY g.id DESC))[1]
-FROM guides g, unnest(g.tags) AS t(tag)
-GROUP BY 1, 2;
-UPDATE guide_tiles t
-SET min_lat = s.min_lat, min_lng = s.min_lng, max_lat = s.max_lat, max_lng = s.max_lng, newest = s.newest
-FROM (
-    SELECT guide_tile(location) AS tile,
-           min(ST_Y(location::geometry)) AS min_lat, min(ST_X(location::geometry)) AS min_lng,
-           max(ST_Y(location::geometry)) AS max_lat, max(ST_X(location::geometry)) AS max_lng,
-           (array_agg(id ORDER BY id DESC))[1] AS newest
-    FROM guides GROUP BY 1
-) s
-WHERE t.tile = s.tile;
+SELECT guide_tiles_refresh(ARRAY(SELECT tile FROM guide_tiles));
 
 -- +goose Down
 -- +goose StatementBegin
