@@ -187,3 +187,35 @@ func signupGuest(t *testing.T, h *harness) (id, token string) {
 	}
 	return r.body["user"].(map[string]any)["id"].(string), r.body["access_token"].(string)
 }
+
+// A list page with a next_cursor asked twice is the same bytes under the
+// same ETag (the cursor's issue time is rounded), and a signed-in caller's
+// list, which shows their own likes, carries none.
+func TestListETagsNameTheirBytes(t *testing.T) {
+	db := testkit.DB(t)
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
+	testkit.RedisURL(t, testkit.RedisDBAPI)
+	t.Cleanup(func() { rdb.Close() })
+	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
+	h := cachedMapServer(t, db, rdb, time.Hour)
+	for _, path := range []string{"/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=1", "/v1/guides?bbox=126.95,37.55,127.0,37.58&limit=1"} {
+		// Both requests in one 5-minute window of cursor issue times.
+		if left := time.Until(time.Now().Truncate(5 * time.Minute).Add(5 * time.Minute)); left < 3*time.Second {
+			time.Sleep(left + 100*time.Millisecond)
+		}
+		s1, h1, b1 := h.send("GET", path, "", "", nil)
+		time.Sleep(1100 * time.Millisecond)
+		s2, h2, b2 := h.send("GET", path, "", "", nil)
+		if s1 != 200 || h1.Get("ETag") == "" || h1.Get("ETag") != h2.Get("ETag") || string(b1) != string(b2) || s2 != 200 {
+			t.Fatalf("GET %s twice: %d %q %s / %d %q %s", path, s1, h1.Get("ETag"), b1, s2, h2.Get("ETag"), b2)
+		}
+		if !strings.Contains(string(b1), `"next_cursor":"`) {
+			t.Fatalf("GET %s: no next_cursor to check: %s", path, b1)
+		}
+	}
+	_, token := signupGuest(t, h)
+	_, header, _ := h.send("GET", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000", token, "", nil)
+	if header.Get("ETag") != "" || !strings.Contains(header.Get("Vary"), "Authorization") {
+		t.Fatalf("a signed-in caller's list: ETag %q, Vary %q", header.Get("ETag"), header.Get("Vary"))
+	}
+}

@@ -38,6 +38,13 @@ const (
 	MaxCursorDepth = 10_000
 )
 
+// cursorIssueWindow is what a cursor's issue time is rounded down to, so
+// that a page asked twice within it is the same bytes (its ETag is strong)
+// and a page's version changes when it ends (a client revalidating keeps
+// a cursor at most that much older than it thinks); a cursor then lasts
+// between 55 and 60 minutes.
+const cursorIssueWindow = 5 * time.Minute
+
 // cursorAt is what a cursor says: where the page ended and how deep.
 type cursorAt struct {
 	Position

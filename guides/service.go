@@ -191,7 +191,7 @@ func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error
 		page.Items = items[:limit]
 		last := items[limit-1]
 		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
-			Depth: depth + limit, Issued: now})
+			Depth: depth + limit, Issued: now.Truncate(cursorIssueWindow)})
 	}
 	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
 		return NearbyPage{}, err
@@ -214,7 +214,7 @@ func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
 	page := BBoxPage{Items: items, Truncated: truncated}
 	if truncated && len(items) > 0 {
 		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{ID: items[len(items)-1].ID},
-			Depth: depth + len(items), Issued: now})
+			Depth: depth + len(items), Issued: now.Truncate(cursorIssueWindow)})
 	}
 	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
 		return BBoxPage{}, err

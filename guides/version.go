@@ -28,7 +28,8 @@ func (s *Service) WithStamps(st Stamps) *Service {
 
 // A map read's version is a hash of what its answer depends on: the route,
 // the validated query, the stamp of the tiles whose guides it can show,
-// and for lists the hour their photo URLs are signed for. The same version
+// and for lists the window their next_cursor is issued in and the hour
+// their photo URLs are signed for. The same version
 // means the same answer, on any process that follows the same database;
 // "" means none can be given (no stamps, or the cache is not following).
 // Computing one reads nothing but memory. A list asked by a signed-in
@@ -87,7 +88,7 @@ func clusterTiles(q ClusterQuery) [4]int64 {
 // no client keeps an old encoding under a version the new one shares.
 const answerFormat = "1"
 
-func (s *Service) version(area [4]int64, urls bool, parts ...any) string {
+func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
 	if s.stamps == nil {
 		return ""
 	}
@@ -98,9 +99,12 @@ func (s *Service) version(area [4]int64, urls bool, parts ...any) string {
 	b := make([]byte, 0, 128)
 	b = append(b, answerFormat...)
 	b = binary.BigEndian.AppendUint64(b, stamp)
-	if urls && s.urls != nil {
-		// Thumbnail URLs are signed per window: a new window, new answers.
-		b = strconv.AppendInt(b, s.clock.Now().UTC().Truncate(media.StableURLWindow).Unix(), 10)
+	if lists {
+		// Cursors and thumbnail URLs are made per window: a new window,
+		// new answers.
+		now := s.clock.Now().UTC()
+		b = strconv.AppendInt(b, now.Truncate(cursorIssueWindow).Unix(), 10)
+		b = strconv.AppendInt(b, now.Truncate(media.StableURLWindow).Unix(), 10)
 	}
 	for _, p := range parts {
 		b = append(b, 0)
