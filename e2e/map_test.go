@@ -133,14 +133,16 @@ func likePhotoGuides(t *testing.T, base string) {
 		}
 		var page struct {
 			Items []struct {
-				ID        string  `json:"id"`
-				ThumbHash *string `json:"thumbhash"`
+				ID    string `json:"id"`
+				Cover *struct {
+					ThumbHash *string `json:"thumbhash"`
+				} `json:"cover"`
 			} `json:"items"`
 		}
 		a.call("GET", "/v1/guides?bbox=124,33,131,39&limit=500", "", nil, &page)
 		for _, g := range page.Items {
-			if g.ThumbHash != nil {
-				photos[g.ID] = *g.ThumbHash
+			if g.Cover != nil && g.Cover.ThumbHash != nil {
+				photos[g.ID] = *g.Cover.ThumbHash
 			}
 		}
 	}
