@@ -19,6 +19,22 @@ import (
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
+// apiRedis is the package's Redis DB, emptied, for caches to share.
+func apiRedis(t *testing.T) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
+	testkit.RedisURL(t, testkit.RedisDBAPI)
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// threeGuidesAtCityHall is an API process with its own cache over a
+// database holding three guides around Seoul City Hall.
+func threeGuidesAtCityHall(t *testing.T, likePoll time.Duration) (*gsql.DB, *harness) {
+	db := testkit.DB(t)
+	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
+	return db, cachedMapServer(t, db, apiRedis(t), likePoll)
+}
+
 // cachedMapServer is an API process: its own cache over db, sharing rdb.
 func cachedMapServer(t *testing.T, db *gsql.DB, rdb redis.UniversalClient, likePoll time.Duration) *harness {
 	t.Helper()
@@ -83,14 +99,9 @@ var mapReads = []string{
 // A repeated map read with If-None-Match is 304 with the same ETag, and
 // PostgreSQL is not asked for anything: no connection leaves the pool.
 func TestNotModifiedTouchesNoDatabase(t *testing.T) {
-	db := testkit.DB(t)
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
-	testkit.RedisURL(t, testkit.RedisDBAPI)
-	t.Cleanup(func() { rdb.Close() })
-	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
 	// Like counts are read at start, then not for an hour: the test counts
 	// every connection taken from the pool.
-	h := cachedMapServer(t, db, rdb, time.Hour)
+	db, h := threeGuidesAtCityHall(t, time.Hour)
 	etags := map[string]string{}
 	for _, path := range mapReads {
 		r := h.conditionalGet(path, "")
@@ -127,10 +138,7 @@ func TestNotModifiedTouchesNoDatabase(t *testing.T) {
 // other, changes the ETags of the tiles it left and entered on both within
 // a second, and so does a like once the like poll has read it.
 func TestWritesChangeETagsOnEveryProcess(t *testing.T) {
-	db := testkit.DB(t)
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
-	testkit.RedisURL(t, testkit.RedisDBAPI)
-	t.Cleanup(func() { rdb.Close() })
+	db, rdb := testkit.DB(t), apiRedis(t)
 	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.60, 127.05})
 	a := cachedMapServer(t, db, rdb, 200*time.Millisecond)
 	b := cachedMapServer(t, db, rdb, 200*time.Millisecond)
@@ -192,12 +200,7 @@ func signupGuest(t *testing.T, h *harness) (id, token string) {
 // same ETag (the cursor's issue time is rounded), and a signed-in caller's
 // list, which shows their own likes, carries none.
 func TestListETagsNameTheirBytes(t *testing.T) {
-	db := testkit.DB(t)
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
-	testkit.RedisURL(t, testkit.RedisDBAPI)
-	t.Cleanup(func() { rdb.Close() })
-	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
-	h := cachedMapServer(t, db, rdb, time.Hour)
+	_, h := threeGuidesAtCityHall(t, time.Hour)
 	for _, path := range []string{"/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=1", "/v1/guides?bbox=126.95,37.55,127.0,37.58&limit=1"} {
 		// Both requests in one 5-minute window of cursor issue times.
 		if left := time.Until(time.Now().Truncate(5 * time.Minute).Add(5 * time.Minute)); left < 3*time.Second {

@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml"
-	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost/api"
-	"github.com/guidepost/guidepost/internal/testkit"
 )
 
 // The map reads answer only what the document says they do: every status
@@ -37,12 +35,7 @@ func TestMapReadsAnswerAsDocumented(t *testing.T) {
 	if err := yaml.Unmarshal(api.OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
-	db := testkit.DB(t)
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
-	testkit.RedisURL(t, testkit.RedisDBAPI)
-	t.Cleanup(func() { rdb.Close() })
-	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785})
-	h := cachedMapServer(t, db, rdb, time.Second)
+	_, h := threeGuidesAtCityHall(t, time.Second)
 	documented := map[string]string{ // request path (without query) -> document path
 		"/v1/guides/nearby": "/v1/guides/nearby", "/v1/guides": "/v1/guides", "/v1/guides/clusters": "/v1/guides/clusters",
 	}

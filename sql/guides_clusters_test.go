@@ -11,13 +11,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/migrations"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -380,22 +377,9 @@ func checkTileRows(t *testing.T, db *gsql.DB) {
 // Guides stored before the tile rows existed get them from the migration.
 func TestTileRowsMigrationBackfills(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(ctx, testkit.EmptyDatabaseURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sqldb := stdlib.OpenDBFromPool(db.Pool)
-	defer sqldb.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqldb, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := provider.UpTo(ctx, 6); err != nil {
-		t.Fatal(err)
-	}
+	db, provider := migratedUpTo(t, 6)
 	author := guideUser(t, db)
-	_, err = db.Pool.Exec(ctx, `INSERT INTO guides (id, author_id, title, location, tags, created_at, updated_at)
+	_, err := db.Pool.Exec(ctx, `INSERT INTO guides (id, author_id, title, location, tags, created_at, updated_at)
 		SELECT gen_random_uuid(), $1, 'old', ST_SetSRID(ST_MakePoint(127 + random() * 0.05, 37.5 + random() * 0.05), 4326)::geography,
 			CASE i % 3 WHEN 0 THEN ARRAY['food'] WHEN 1 THEN ARRAY['cafe', 'night'] ELSE '{}' END, now(), now()
 		FROM generate_series(1, 500) i`, author)

@@ -8,15 +8,12 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/media/photo"
-	"github.com/guidepost/guidepost/migrations"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -252,20 +249,7 @@ func TestMediaRetryResetsOnlyAFailedRow(t *testing.T) {
 // words, so a photo that failed for an outside reason can be retried too.
 func TestMigrationBackfillsFailureReasons(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(ctx, testkit.EmptyDatabaseURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	sqldb := stdlib.OpenDBFromPool(db.Pool)
-	defer sqldb.Close()
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqldb, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := provider.UpTo(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	db, provider := migratedUpTo(t, 3)
 	owner := newUser(t, db)
 	words := map[string]string{
 		"The photo could not be read: the file is damaged or incomplete. Please upload it again.": "corrupt",
