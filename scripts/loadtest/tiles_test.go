@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -45,7 +46,10 @@ func TestTilesScenarioMeasuresTheAPIBesideItsFloor(t *testing.T) {
 	if ts == nil || sum.Totals.Requests == 0 || sum.Totals.SuccessRate != 1 {
 		t.Fatalf("tiles: %+v, totals %+v", ts, sum.Totals)
 	}
-	if ts.Share304 <= 0.05 || ts.Share204 <= 0.05 || ts.FloorShare304 != ts.Share304 {
+	// The floor replays the same trace, but a session's next tile may be
+	// sent before its previous answer (and ETag) is back, more often on a
+	// busy machine: the shares are close, not equal.
+	if ts.Share304 <= 0.05 || ts.Share204 <= 0.05 || math.Abs(ts.FloorShare304-ts.Share304) > 0.1 {
 		t.Errorf("304 share %.2f (floor %.2f), 204 share %.2f", ts.Share304, ts.FloorShare304, ts.Share204)
 	}
 	if ts.Floor.P95 <= 0 || ts.P95Ratio <= 0 || ts.MaxGzipBytes == 0 || len(ts.Seoul) != 3 || ts.Seoul[2].Tiles != 9 {
