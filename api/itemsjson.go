@@ -60,6 +60,56 @@ func appendItems(b []byte, items []guides.Item, withDistance bool) []byte {
 }
 
 func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
+	if it.Encoded != nil {
+		return appendFromParts(b, it, withDistance)
+	}
+	b = appendHead(b, it)
+	if withDistance {
+		b = append(b, `,"distance_m":`...)
+		b = appendFloat(b, guides.RoundDistance(it.DistanceM))
+	}
+	b = appendLikes(b, it)
+	b = appendMiddle(b, it)
+	if it.Cover.MediaID != "" {
+		b = appendNullable(b, it.ThumbURL)
+		b = append(b, "}}"...)
+	}
+	return appendTail(b, it)
+}
+
+// itemParts is a cached item's encoding cut where an answer splices in its
+// own values: distance, like count, liked_by_me and the thumbnail URL.
+type itemParts struct{ head, middle, tail []byte }
+
+// appendFromParts writes the same bytes as appendItem's other branch,
+// encoding the item's fixed fields only the first time it is answered.
+func appendFromParts(b []byte, it *guides.Item, withDistance bool) []byte {
+	p, _ := it.Encoded.Load().(*itemParts)
+	if p == nil {
+		buf := appendHead(nil, it)
+		h := len(buf)
+		buf = appendMiddle(buf, it)
+		m := len(buf)
+		buf = appendTail(buf, it)
+		p = &itemParts{head: buf[:h:h], middle: buf[h:m:m], tail: buf[m:]}
+		it.Encoded.Store(p)
+	}
+	b = append(b, p.head...)
+	if withDistance {
+		b = append(b, `,"distance_m":`...)
+		b = appendFloat(b, guides.RoundDistance(it.DistanceM))
+	}
+	b = appendLikes(b, it)
+	b = append(b, p.middle...)
+	if it.Cover.MediaID != "" {
+		b = appendNullable(b, it.ThumbURL)
+		b = append(b, "}}"...)
+	}
+	return append(b, p.tail...)
+}
+
+// appendHead writes the item up to its coordinates.
+func appendHead(b []byte, it *guides.Item) []byte {
 	b = append(b, `{"id":`...)
 	b = appendString(b, it.ID)
 	b = append(b, `,"author":{"id":`...)
@@ -71,15 +121,19 @@ func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
 	b = append(b, `,"lat":`...)
 	b = appendFloat(b, guides.RoundCoordinate(it.Lat))
 	b = append(b, `,"lng":`...)
-	b = appendFloat(b, guides.RoundCoordinate(it.Lng))
-	if withDistance {
-		b = append(b, `,"distance_m":`...)
-		b = appendFloat(b, guides.RoundDistance(it.DistanceM))
-	}
+	return appendFloat(b, guides.RoundCoordinate(it.Lng))
+}
+
+func appendLikes(b []byte, it *guides.Item) []byte {
 	b = append(b, `,"like_count":`...)
 	b = strconv.AppendInt(b, it.LikeCount, 10)
 	b = append(b, `,"liked_by_me":`...)
-	b = strconv.AppendBool(b, it.LikedByMe)
+	return strconv.AppendBool(b, it.LikedByMe)
+}
+
+// appendMiddle writes photo count, tags and the cover up to its thumbnail
+// URL (the cover's end is the caller's).
+func appendMiddle(b []byte, it *guides.Item) []byte {
 	b = append(b, `,"photo_count":`...)
 	b = strconv.AppendInt(b, int64(it.PhotoCount), 10)
 	b = append(b, `,"tags":[`...)
@@ -91,18 +145,18 @@ func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
 	}
 	b = append(b, `],"cover":`...)
 	if it.Cover.MediaID == "" {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, `{"id":`...)
-		b = appendString(b, it.Cover.MediaID)
-		b = append(b, `,"status":`...)
-		b = appendString(b, string(it.Cover.Status))
-		b = append(b, `,"thumbhash":`...)
-		b = appendNullable(b, it.Cover.ThumbHash)
-		b = append(b, `,"urls":{"thumbnail":`...)
-		b = appendNullable(b, it.ThumbURL)
-		b = append(b, "}}"...)
+		return append(b, "null"...)
 	}
+	b = append(b, `{"id":`...)
+	b = appendString(b, it.Cover.MediaID)
+	b = append(b, `,"status":`...)
+	b = appendString(b, string(it.Cover.Status))
+	b = append(b, `,"thumbhash":`...)
+	b = appendNullable(b, it.Cover.ThumbHash)
+	return append(b, `,"urls":{"thumbnail":`...)
+}
+
+func appendTail(b []byte, it *guides.Item) []byte {
 	b = append(b, `,"created_at":`...)
 	b = appendTime(b, it.CreatedAt)
 	return append(b, '}')

@@ -64,6 +64,30 @@ func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 // byte: strings that need escaping (HTML, controls, quotes, non-ASCII,
 // invalid UTF-8), floats in both notations, empty and missing values.
 func TestItemsEncodingMatchesEncodingJSON(t *testing.T) {
+	testEncodingMatches(t, encodingCases())
+}
+
+// An item the cache holds is encoded once and answered from its parts
+// with this answer's distance, likes and thumbnail URL: the same bytes.
+func TestCachedItemsEncodeFromTheirParts(t *testing.T) {
+	items := encodingCases()
+	for i := range items {
+		items[i].Encoded = &guides.Encoded{}
+	}
+	testEncodingMatches(t, items) // fills the parts
+	for i := range items {
+		if items[i].Encoded.Load() == nil {
+			t.Fatalf("item %d: no parts kept", i)
+		}
+		items[i].DistanceM += 1.25
+		items[i].LikeCount += 7
+		items[i].LikedByMe = !items[i].LikedByMe
+		items[i].ThumbURL = "https://s3.example/other.jpg?i=" + strconv.Itoa(i)
+	}
+	testEncodingMatches(t, items)
+}
+
+func encodingCases() []guides.Item {
 	created := time.Date(2026, 3, 4, 5, 6, 7, 891000000, time.UTC)
 	items := []guides.Item{
 		{ID: "019be961-e7b5-71fc-b723-d1d3a0f0c268", Author: guides.Author{ID: "019be961-e7b5-71fc-b723-d1d3a0f0c269", DisplayName: "Guest KG5X45"},
@@ -79,6 +103,11 @@ func TestItemsEncodingMatchesEncodingJSON(t *testing.T) {
 			LikeCount: math.MaxInt64, Tags: []string{"", "태그", "a\"b"}, CreatedAt: time.Time{}},
 		{ID: "d", Title: "", Lat: 1e-7, Lng: 123456789012345678901234.0, DistanceM: 0.004999, CreatedAt: created.Add(time.Nanosecond)},
 	}
+	return items
+}
+
+func testEncodingMatches(t *testing.T, items []guides.Item) {
+	t.Helper()
 	for _, withDistance := range []bool{true, false} {
 		for _, cursor := range []string{"", "eyJkIjoxMjN9"} {
 			want, err := json.Marshal(gin.H{"items": toItemsJSON(items, withDistance), "next_cursor": nullable(cursor)})

@@ -182,5 +182,6 @@ func decodeEntry(tile int64, b []byte) (*entry, error) {
 	if len(r.b) != 0 {
 		return nil, errCodec
 	}
+	e.sortByLat()
 	return e, nil
 }

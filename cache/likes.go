@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,6 +19,9 @@ import (
 type likeOverlay struct {
 	seed   maphash.Seed
 	shards [64]overlayShard
+	// newest is the latest asOf set: no count is newer, so an item from a
+	// tile built after it needs no lookup (the common case between likes).
+	newest atomic.Int64
 }
 
 type overlayShard struct {
@@ -37,6 +41,10 @@ func (o *likeOverlay) shard(id string) *overlayShard {
 }
 
 func (o *likeOverlay) set(counts map[string]int64, asOf int64) {
+	defer func() {
+		for cur := o.newest.Load(); cur < asOf && !o.newest.CompareAndSwap(cur, asOf); cur = o.newest.Load() {
+		}
+	}()
 	for id, n := range counts {
 		s := o.shard(id)
 		s.mu.Lock()
@@ -50,6 +58,9 @@ func (o *likeOverlay) set(counts map[string]int64, asOf int64) {
 
 // count returns the overlay's count for id if it was read after builtAt.
 func (o *likeOverlay) count(id string, builtAt int64) (int64, bool) {
+	if o.newest.Load() <= builtAt {
+		return 0, false
+	}
 	s := o.shard(id)
 	s.mu.RLock()
 	lc, ok := s.m[id]

@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"slices"
@@ -14,7 +15,7 @@ import (
 func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, string) {
 	here := guides.PointAt(q.Lat, q.Lng)
 	row, col := guides.TileRow(q.Lat), guides.TileCol(q.Lng)
-	best := topK{k: q.Limit}
+	best := topK{k: q.Limit, list: make([]scored, 0, q.Limit+1)}
 	var ids []int64
 	scanned := 0
 	for n := int64(0); n <= int64(c.opt.MaxRings); n++ {
@@ -66,17 +67,30 @@ func (c *Guides) ringTiles(here guides.Point, row, col, n int64, bound float64, 
 	return ids, ""
 }
 
-// scan offers every guide of e that matches q to best.
+// scan offers every guide of e that matches q to best. It walks out from
+// the query's latitude both ways, the nearer latitude first, and stops at
+// the first guide whose meridian arc alone (never longer than the
+// distance) passes the limit: every guide left is farther still.
 func (c *Guides) scan(e *entry, here guides.Point, q guides.NearbyQuery, best *topK) {
-	for i := range e.items {
-		it := &e.items[i]
+	qSqrtCos := sqrtCos(q.Lat)
+	hi, _ := slices.BinarySearchFunc(e.byLat, q.Lat, func(i int32, lat float64) int { return cmp.Compare(e.items[i].Lat, lat) })
+	lo := hi - 1
+	for lo >= 0 || hi < len(e.byLat) {
+		var it *cachedItem
+		if hi < len(e.byLat) && (lo < 0 || e.items[e.byLat[hi]].Lat-q.Lat <= q.Lat-e.items[e.byLat[lo]].Lat) {
+			it, hi = &e.items[e.byLat[hi]], hi+1
+		} else {
+			it, lo = &e.items[e.byLat[lo]], lo-1
+		}
 		limit := q.RadiusM
 		if best.full() {
 			limit = min(limit, best.worst())
 		}
-		// A meridian arc is never longer than the distance: a cheap test
-		// that skips most of a dense tile before any trigonometry.
 		if math.Abs(it.Lat-q.Lat)*metresPerDegree > limit+boundMargin {
+			return
+		}
+		// A parallel arc bounds it from below as well, without trigonometry.
+		if parallelBound(math.Abs(it.Lng-q.Lng), qSqrtCos*it.sqrtCos) > limit+boundMargin {
 			continue
 		}
 		if q.Tag != "" && !slices.Contains(it.Tags, q.Tag) {
@@ -92,6 +106,20 @@ func (c *Guides) scan(e *entry, here guides.Point, q guides.NearbyQuery, best *t
 		best.offer(it, d)
 	}
 }
+
+// parallelBound is a lower bound of the distance between two points dLng
+// degrees of longitude apart, from hav(d/R) ≥ cos φ₁ cos φ₂ sin²(Δλ/2),
+// sin x ≥ x − x³/6 (x ≥ 0) and asin s ≥ s, without trigonometry;
+// cosRoots is √(cos φ₁ cos φ₂). Past x = 1 it gives up (returns 0).
+func parallelBound(dLng, cosRoots float64) float64 {
+	x := dLng * (math.Pi / 180) / 2
+	if x >= 1 {
+		return 0
+	}
+	return 2 * guides.EarthRadiusM * cosRoots * x * (1 - x*x/6)
+}
+
+func sqrtCos(lat float64) float64 { return math.Sqrt(max(0, math.Cos(lat*math.Pi/180))) }
 
 // topK keeps the k smallest (distance, id).
 type topK struct {

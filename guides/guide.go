@@ -47,9 +47,10 @@ type Item struct {
 	Tags       []string
 	CreatedAt  time.Time
 	PhotoCount int
-	Cover      Cover  // the first photo, if any
-	ThumbURL   string // filled in by the service
-	LikedByMe  bool   // filled in by the service for a signed-in viewer
+	Cover      Cover    // the first photo, if any
+	ThumbURL   string   // filled in by the service
+	LikedByMe  bool     // filled in by the service for a signed-in viewer
+	Encoded    *Encoded // set by the cache: see Encoded
 }
 
 // Cover is the first photo of a guide, enough for a list thumbnail.
