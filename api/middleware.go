@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -91,6 +92,9 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 		if c.Writer.Status() >= 500 {
 			level = slog.LevelWarn
 		}
+		if !log.Enabled(c.Request.Context(), level) {
+			return // before its attributes cost anything
+		}
 		log.LogAttrs(c.Request.Context(), level, "request",
 			slog.String("method", c.Request.Method),
 			slog.String("route", c.FullPath()),
@@ -106,7 +110,18 @@ func accessLog(log *slog.Logger) gin.HandlerFunc {
 // httpMetrics records request durations labelled by route template, never
 // the raw path, so ids do not explode the label set; a path no route
 // matches is "unmatched" and an unknown method "other".
-type httpMetrics struct{ duration *prometheus.HistogramVec }
+type httpMetrics struct {
+	duration *prometheus.HistogramVec
+	// observers keeps each label set's histogram (a metricKey), so a
+	// request pays a map read instead of hashing its labels; the keys are
+	// bounded as the labels are.
+	observers sync.Map
+}
+
+type metricKey struct {
+	method, route string
+	status        int
+}
 
 func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	m := &httpMetrics{duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
@@ -125,7 +140,12 @@ func (m *httpMetrics) handler(c *gin.Context) {
 	if route == "" {
 		route = "unmatched"
 	}
-	m.duration.WithLabelValues(methodLabel(c.Request.Method), route, strconv.Itoa(c.Writer.Status())).Observe(time.Since(start).Seconds())
+	k := metricKey{methodLabel(c.Request.Method), route, c.Writer.Status()}
+	o, ok := m.observers.Load(k)
+	if !ok {
+		o, _ = m.observers.LoadOrStore(k, m.duration.WithLabelValues(k.method, k.route, strconv.Itoa(k.status)))
+	}
+	o.(prometheus.Observer).Observe(time.Since(start).Seconds())
 }
 
 // methodLabel keeps the method label bounded: any client can send any
