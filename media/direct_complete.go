@@ -125,7 +125,7 @@ func (s *Service) completeRetry(ctx context.Context, u Upload) (UploadResult, er
 func (s *Service) joinParts(ctx context.Context, u Upload) error {
 	held, err := s.deps.Multipart.ListParts(ctx, u.Key, u.StoreID)
 	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
-		if _, serr := s.deps.Multipart.Size(ctx, u.Key); serr != nil {
+		if _, _, serr := s.deps.Multipart.Stat(ctx, u.Key); serr != nil {
 			s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
 			return guidepost.Errorf(guidepost.ENOTFOUND, "the upload's parts are gone: start a new one")
 		}
@@ -166,6 +166,7 @@ func errMissingParts(missing []PartURL) error {
 // against the declared one, and the pixel count from the header.
 func (s *Service) inspect(ctx context.Context, u Upload) (photo.Info, error) {
 	r, err := openRange(ctx, s.deps.Multipart, u.Key)
+	defer r.Close()
 	switch size := r.size; {
 	case err != nil:
 		return photo.Info{}, err

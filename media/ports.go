@@ -176,9 +176,11 @@ type Multipart interface {
 	CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) error
 	AbortMultipart(ctx context.Context, key, uploadID string) error
 	ListMultipart(ctx context.Context, prefix string, fn func(OpenUpload) error) error
-	Size(ctx context.Context, key string) (int64, error)
-	// ReadRange reads n bytes from off, and tells the object's whole size.
-	ReadRange(ctx context.Context, key string, off, n int64) (data []byte, size int64, err error)
+	// Stat is a stored object's size and ETag.
+	Stat(ctx context.Context, key string) (size int64, etag string, err error)
+	// ReadFrom opens an object from off to its end, and tells its whole
+	// size.
+	ReadFrom(ctx context.Context, key string, off int64) (body io.ReadCloser, size int64, err error)
 }
 
 // Part is one part the store holds.

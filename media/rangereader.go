@@ -4,32 +4,73 @@ import (
 	"context"
 	"errors"
 	"io"
+
+	"github.com/guidepost/guidepost"
 )
 
-// rangeChunk is how much one ranged GET reads. Headers sit in the first
-// few KB; a JPEG with a large EXIF or ICC block before its frame header
-// needs a few more reads, never the whole file.
+// rangeChunk is how much the reader buffers at a time. Headers sit in the
+// first few KB; probing a JPEG also walks its markers to the end (it counts
+// the scans), which is one sequential read.
 const rangeChunk = 64 << 10
 
-// rangeReader reads an object through ranged GETs, a chunk at a time, so a
-// header can be probed without downloading the photo.
+// rangeReader reads a stored object from one streaming GET while reads go
+// forward, and opens another from the wanted offset only when a read jumps
+// outside what it buffered: a probe that walks the whole file costs two
+// requests, not one per chunk.
 type rangeReader struct {
-	ctx   context.Context
-	store Multipart
-	key   string
-	size  int64
-	off   int64
-	buf   []byte // the chunk at bufAt
-	bufAt int64
-	err   error // the store's, kept apart from what the prober makes of it
+	ctx    context.Context
+	store  Multipart
+	key    string
+	size   int64
+	off    int64
+	buf    []byte // the chunk at bufAt
+	bufAt  int64
+	body   io.ReadCloser // the open GET, positioned at bodyAt
+	bodyAt int64
+	err    error // the store's, kept apart from what the prober makes of it
 }
 
-// openRange reads the object's first chunk, which also tells its size.
+// openRange opens the object and buffers its first chunk; it also tells its
+// size. The caller closes the reader.
 func openRange(ctx context.Context, store Multipart, key string) (*rangeReader, error) {
 	r := &rangeReader{ctx: ctx, store: store, key: key}
 	var err error
-	r.buf, r.size, err = store.ReadRange(ctx, key, 0, rangeChunk)
+	if r.body, r.size, err = store.ReadFrom(ctx, key, 0); err != nil {
+		return r, err
+	}
+	if err = r.fill(0); err != nil {
+		r.err = err
+	}
 	return r, err
+}
+
+// fill buffers the chunk at off, from the open GET when it is there, else
+// from a new one.
+func (r *rangeReader) fill(off int64) error {
+	if r.body == nil || r.bodyAt != off {
+		r.Close()
+		body, _, err := r.store.ReadFrom(r.ctx, r.key, off)
+		if err != nil {
+			return err
+		}
+		r.body, r.bodyAt = body, off
+	}
+	n := min(rangeChunk, r.size-off)
+	if cap(r.buf) < int(n) {
+		r.buf = make([]byte, rangeChunk)
+	}
+	r.buf = r.buf[:n]
+	got, err := io.ReadFull(r.body, r.buf)
+	r.bodyAt += int64(got)
+	if err != nil {
+		r.Close()
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			err = io.ErrUnexpectedEOF // shorter than it said: changed under us
+		}
+		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
+	}
+	r.bufAt = off
+	return nil
 }
 
 func (r *rangeReader) Read(p []byte) (int, error) {
@@ -37,19 +78,24 @@ func (r *rangeReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if r.off < r.bufAt || r.off >= r.bufAt+int64(len(r.buf)) {
-		chunk, _, err := r.store.ReadRange(r.ctx, r.key, r.off, min(rangeChunk, r.size-r.off))
-		if err == nil && len(chunk) == 0 {
-			err = io.ErrUnexpectedEOF
-		}
-		if err != nil {
+		if err := r.fill(r.off); err != nil {
 			r.err = err
 			return 0, err
 		}
-		r.buf, r.bufAt = chunk, r.off
 	}
 	n := copy(p, r.buf[r.off-r.bufAt:])
 	r.off += int64(n)
 	return n, nil
+}
+
+// Close ends the open GET, if any.
+func (r *rangeReader) Close() error {
+	if r.body == nil {
+		return nil
+	}
+	err := r.body.Close()
+	r.body = nil
+	return err
 }
 
 func (r *rangeReader) Seek(offset int64, whence int) (int64, error) {

@@ -108,36 +108,32 @@ func (b *S3) ListMultipart(ctx context.Context, prefix string, fn func(media.Ope
 	}
 }
 
-// Size is the stored size of key (a HEAD request).
-func (b *S3) Size(ctx context.Context, key string) (int64, error) {
+// Stat is the stored size and ETag of key (a HEAD request).
+func (b *S3) Stat(ctx context.Context, key string) (int64, string, error) {
 	out, err := b.client.HeadObject(ctx, &s3.HeadObjectInput{Bucket: &b.bucket, Key: &key})
 	if err != nil {
-		return 0, wrap(err, key)
+		return 0, "", wrap(err, key)
 	}
-	return aws.ToInt64(out.ContentLength), nil
+	return aws.ToInt64(out.ContentLength), aws.ToString(out.ETag), nil
 }
 
-// ReadRange reads n bytes of key from off (fewer at the end of the object),
-// and returns the object's whole size too (from Content-Range), so a first
-// read needs no HEAD before it.
-func (b *S3) ReadRange(ctx context.Context, key string, off, n int64) ([]byte, int64, error) {
+// ReadFrom opens key for reading from off to its end, and returns the
+// object's whole size too (from Content-Range), so a first read needs no
+// HEAD before it; the caller closes the body.
+func (b *S3) ReadFrom(ctx context.Context, key string, off int64) (io.ReadCloser, int64, error) {
 	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{
-		Bucket: &b.bucket, Key: &key, Range: aws.String(fmt.Sprintf("bytes=%d-%d", off, off+n-1)),
+		Bucket: &b.bucket, Key: &key, Range: aws.String(fmt.Sprintf("bytes=%d-", off)),
 	})
 	if err != nil {
 		return nil, 0, wrap(err, key)
 	}
-	defer out.Body.Close()
 	_, total, ok := strings.Cut(aws.ToString(out.ContentRange), "/")
 	size, perr := strconv.ParseInt(total, 10, 64)
 	if !ok || perr != nil {
+		out.Body.Close()
 		return nil, 0, guidepost.Errorf(guidepost.EUNAVAILABLE, "photo storage answered a ranged read without the object's size")
 	}
-	data, err := io.ReadAll(io.LimitReader(out.Body, n))
-	if err != nil {
-		return nil, 0, guidepost.Wrap(guidepost.EUNAVAILABLE, err, "photo storage is unavailable; try again shortly")
-	}
-	return data, size, nil
+	return out.Body, size, nil
 }
 
 // wrapUpload is wrap, where an upload id the server no longer knows means
