@@ -47,11 +47,15 @@ func newDirect(t *testing.T, cfg media.Config) *direct {
 			t.Fatal(err)
 		}
 	}
-	d.svc = media.New(media.Deps{
-		Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: d.s3, Queue: d.queue, Clock: d.clock,
-		Uploads: gsql.NewUploads(db), Multipart: d.s3,
-	}, cfg)
+	d.svc = d.service(cfg, d.s3)
 	return d
+}
+
+func (d *direct) service(cfg media.Config, store media.Multipart) *media.Service {
+	return media.New(media.Deps{
+		Store: gsql.NewMedia(d.db), Keys: gsql.NewIdempotencyKeys(d.db), Blobs: d.s3, Queue: d.queue, Clock: d.clock,
+		Uploads: gsql.NewUploads(d.db), Multipart: store,
+	}, cfg)
 }
 
 func declare(owner string, data []byte, contentType string) media.NewUpload {
