@@ -44,12 +44,14 @@ func conditional(c *gin.Context, version func() (string, error)) (v string, done
 }
 
 // validators sets the ETag of an answer built since v was named, unless
-// the version changed meanwhile.
-func validators(c *gin.Context, v string, version func() (string, error)) {
+// the version changed meanwhile; held says it did not (the answer is v's).
+func validators(c *gin.Context, v string, version func() (string, error)) (held bool) {
 	if now, err := version(); err == nil && v != "" && now == v {
 		c.Header("ETag", etag(v))
+		held = true
 	}
 	c.Header("Cache-Control", mapCacheControl)
+	return held
 }
 
 // matchesIfNoneMatch is the weak comparison RFC 9110 asks of

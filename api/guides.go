@@ -279,7 +279,7 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 	}
 	version := func() (string, error) { return s.deps.Guides.NearbyVersion(p) }
 	v, done := conditional(c, version)
-	if done {
+	if done || s.memoized(c, v) {
 		return
 	}
 	page, err := s.deps.Guides.Nearby(c.Request.Context(), p)
@@ -287,11 +287,33 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	validators(c, v, version)
+	held := validators(c, v, version)
 	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor))
 	defer releaseAnswer(answer)
+	s.sendList(c, v, held, *answer)
+}
+
+// memoized sends the kept answer of version v, if there is one.
+func (s *Server) memoized(c *gin.Context, v string) bool {
+	body := s.answers.get(v)
+	if body == nil {
+		return false
+	}
+	c.Header("ETag", etag(v))
+	c.Header("Cache-Control", mapCacheControl)
 	listHeaders(c)
-	c.Data(http.StatusOK, answerType, *answer)
+	c.Data(http.StatusOK, answerType, body)
+	return true
+}
+
+// sendList sends a list answer, kept for its version when it is the
+// version's (held: no write moved the version while it was built).
+func (s *Server) sendList(c *gin.Context, v string, held bool, body []byte) {
+	if held {
+		s.answers.put(v, body)
+	}
+	listHeaders(c)
+	c.Data(http.StatusOK, answerType, body)
 }
 
 // listHeaders marks a list answer as depending on the caller: liked_by_me
@@ -313,7 +335,7 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 	}
 	version := func() (string, error) { return s.deps.Guides.InBBoxVersion(p) }
 	v, done := conditional(c, version)
-	if done {
+	if done || s.memoized(c, v) {
 		return
 	}
 	page, err := s.deps.Guides.InBBox(c.Request.Context(), p)
@@ -321,12 +343,11 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	validators(c, v, version)
+	held := validators(c, v, version)
 	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor),
 		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) }})
 	defer releaseAnswer(answer)
-	listHeaders(c)
-	c.Data(http.StatusOK, answerType, *answer)
+	s.sendList(c, v, held, *answer)
 }
 
 type clusterJSON struct {

@@ -65,6 +65,7 @@ type Server struct {
 	ready    *readiness
 	handlers inflight
 	uploads  *uploadGate
+	answers  *answerMemo
 
 	streamEnd  streamEnd
 	eventsSent *prometheus.CounterVec
@@ -78,6 +79,7 @@ func New(deps Deps) *Server {
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
 	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
+	s.answers = newAnswerMemo(deps.Registry)
 	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
