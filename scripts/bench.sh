@@ -14,7 +14,8 @@ BENCH_DB=${BENCH_DB:-guidepost_bench}
 BENCH_1M_DB=${BENCH_1M_DB-guidepost_bench_1m}
 db_url() { echo "postgres://postgres@127.0.0.1:5432/$1?sslmode=disable"; }
 export DATABASE_URL=$(db_url "$BENCH_DB")
-export REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379/10}
+# DB 13: the test packages use 1–11 (testkit), abuse.sh 12.
+export REDIS_URL=${BENCH_REDIS_URL:-redis://127.0.0.1:6379/13}
 export S3_BUCKET=${BENCH_S3_BUCKET:-guidepost-bench}
 export LOG_LEVEL=${LOG_LEVEL:-warn}
 # A local run: the server may use the built-in development JWT secret.
