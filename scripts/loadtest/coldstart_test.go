@@ -66,6 +66,7 @@ func TestColdStartAgainstFakeProcess(t *testing.T) {
 	cfg := testConfig(t, "coldstart", setupSrv.URL)
 	cfg.ServerBin = os.Args[0]
 	cfg.Rate, cfg.Duration, cfg.SeedGuides = 60, 1500*time.Millisecond, 10
+	cfg.ColdFloor = true // the same load on a fresh server first, each run with hot guides of its own
 	sum, err := run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +90,13 @@ func TestColdStartAgainstFakeProcess(t *testing.T) {
 	if cs.TargetRate != 60 || cs.Addr == "" || cs.After != nil {
 		t.Errorf("coldstart fields: %+v", *cs)
 	}
-	if sum.Likes == nil || sum.Likes.Lost != 0 || sum.Likes.Duplicated != 0 || !sum.Likes.Verified {
+	if sum.Likes == nil || sum.Likes.Lost != 0 || sum.Likes.Duplicated != 0 || !sum.Likes.Verified || len(sum.Likes.Guides) != 20 {
 		t.Errorf("likes on the cold server: %+v", sum.Likes)
+	}
+	if f := cs.CacheOff; f == nil || f.Rejected != fakeRejectFirst || f.Requests < 80 || f.P95Ratio <= 0 {
+		t.Errorf("the floor run: %+v", f)
+	}
+	if sum.Worker.State != "none" || sum.CPU.ServerFrom != "proc" {
+		t.Errorf("worker %+v, CPU %+v", sum.Worker, sum.CPU)
 	}
 }
