@@ -205,12 +205,25 @@ func insertRow(text, heading, header, sep, row string) string {
 			break
 		}
 	}
-	if last < 0 { // heading without a table
+	switch {
+	case last < 0: // heading without a table
 		lines = append(lines[:at+1], append([]string{"", header, sep, row}, lines[at+1:]...)...)
-	} else {
+	case strings.TrimSpace(lines[tableStart(lines, last)]) != header:
+		// The columns changed since the last row: a new table under the
+		// same heading, the old rows kept as they were written.
+		lines = append(lines[:last+1], append([]string{"", header, sep, row}, lines[last+1:]...)...)
+	default:
 		lines = append(lines[:last+1], append([]string{row}, lines[last+1:]...)...)
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// tableStart is the header line of the table whose line last is.
+func tableStart(lines []string, last int) int {
+	for last > 0 && strings.HasPrefix(strings.TrimSpace(lines[last-1]), "|") {
+		last--
+	}
+	return last
 }
 
 func indexOfLine(lines []string, want string) int {
