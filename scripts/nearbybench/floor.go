@@ -60,7 +60,7 @@ func serveFloor(addr string) error {
 			c.Status(http.StatusNotFound)
 			return
 		}
-		c.JSON(http.StatusOK, gin.H{"liked": true, "like_count": n})
+		c.JSON(http.StatusOK, gin.H{"liked_by_me": true, "like_count": n})
 	})
 	r.GET("/v1/guides/:id", func(c *gin.Context) {
 		mu.Lock()
