@@ -29,6 +29,14 @@ type Options struct {
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
 	FillConcurrency int
+	// FillDuty (0.25) is the share of its time a loader spends loading:
+	// after a load that took d it rests d·(1−FillDuty)/FillDuty. A load
+	// takes PostgreSQL time the searches answered meanwhile need; on 2
+	// cores with 1 M guides, loading without rest made a cold start's p95
+	// 1.6× the cache-off run's (median of 12), resting 3× made it 1.1×
+	// (median of 8). A miss costs what the cache-off query costs, so a
+	// slower warm-up never costs more than no cache.
+	FillDuty float64
 }
 
 func (o Options) withDefaults() Options {
@@ -51,6 +59,8 @@ func (o Options) withDefaults() Options {
 	guidepost.Default(&o.MaxScan, 20_000)
 	guidepost.Default(&o.MaxBBoxGuides, 50_000)
 	guidepost.Default(&o.FillConcurrency, 1)
+	guidepost.Default(&o.FillDuty, 0.25)
+	o.FillDuty = min(o.FillDuty, 1)
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20
 	}
