@@ -3,6 +3,8 @@ package cache
 import (
 	"context"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 // tiles returns the current entries for ids from memory. A tile that is
@@ -120,18 +122,7 @@ func (c *Guides) filler(ctx context.Context) {
 // rest pauses a loader after a load that took d, so that loading takes
 // FillDuty of its time; false when ctx ended meanwhile.
 func (c *Guides) rest(ctx context.Context, d time.Duration) bool {
-	pause := time.Duration(float64(d) * (1 - c.opt.FillDuty) / c.opt.FillDuty)
-	if pause <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(pause)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return guidepost.Sleep(ctx, time.Duration(float64(d)*(1-c.opt.FillDuty)/c.opt.FillDuty))
 }
 
 // load is otter's bulk loader: Redis first, then PostgreSQL.
