@@ -32,10 +32,11 @@ type Options struct {
 	// FillDuty (0.25) is the share of its time a loader spends loading:
 	// after a load that took d it rests d·(1−FillDuty)/FillDuty. A load
 	// takes PostgreSQL time the searches answered meanwhile need; on 2
-	// cores with 1 M guides, loading without rest made a cold start's p95
-	// 1.6× the cache-off run's (median of 12), resting 3× made it 1.1×
-	// (median of 8). A miss costs what the cache-off query costs, so a
-	// slower warm-up never costs more than no cache.
+	// shared cores with 1 M guides, a cold start's p95 was 1.6× the
+	// cache-off run's loading without rest (median of 12 pairs), 1.4×
+	// resting 3× (median of 14; see BENCHMARKS.md). A miss costs what the
+	// cache-off query costs, so a slower warm-up costs no more than no
+	// cache.
 	FillDuty float64
 }
 
