@@ -178,6 +178,7 @@ type likeJSON struct {
 }
 
 func (s *Server) likeGuide(c *gin.Context) {
+	releaseSlot(c) // the group commit waits on PostgreSQL's disk, not on our CPU
 	st, err := s.deps.Guides.Like(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()))
 	if err != nil {
 		fail(c, err)
@@ -187,6 +188,7 @@ func (s *Server) likeGuide(c *gin.Context) {
 }
 
 func (s *Server) unlikeGuide(c *gin.Context) {
+	releaseSlot(c) // see likeGuide
 	st, err := s.deps.Guides.Unlike(c.Request.Context(), c.Param("id"), auth.UserID(c.Request.Context()))
 	if err != nil {
 		fail(c, err)

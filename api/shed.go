@@ -65,12 +65,39 @@ func (s *shedder) handler(c *gin.Context) {
 			return
 		}
 	}
-	start := time.Now()
-	defer func() {
-		<-s.slots
-		s.observe(time.Since(start))
-	}()
+	h := &slotHold{s: s, start: time.Now(), held: true}
+	c.Set(slotKey, h)
+	defer h.release()
 	c.Next()
+}
+
+// slotHold is a request's slot, given back once.
+type slotHold struct {
+	s     *shedder
+	start time.Time
+	held  bool
+}
+
+type slotKeyType struct{}
+
+var slotKey slotKeyType
+
+func (h *slotHold) release() {
+	if h.held {
+		h.held = false
+		<-h.s.slots
+		h.s.observe(time.Since(h.start))
+	}
+}
+
+// releaseSlot gives the request's slot back before the handler returns,
+// for a handler about to wait on work that costs this process no CPU (a
+// like waiting for its group commit): the slot serves another request
+// meanwhile, as if this one had left the queue.
+func releaseSlot(c *gin.Context) {
+	if v, ok := c.Get(slotKey); ok {
+		v.(*slotHold).release()
+	}
 }
 
 // queue waits for a slot; false when the request was answered instead.

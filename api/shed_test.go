@@ -120,3 +120,33 @@ func TestShedderRefusesAtOnceWhenTheWaitWouldPassTheTarget(t *testing.T) {
 		t.Fatalf("refused after %s: waited instead of refusing on arrival", took)
 	}
 }
+
+// A handler that gives its slot back (a like waiting for its group
+// commit) lets the next request in while it still waits.
+func TestShedderSlotGivenBackServesTheNext(t *testing.T) {
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), MaxInflight: 1, QueueWait: 50 * time.Millisecond})
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	s.engine.GET("/v1/waits", s.shed.handler, func(c *gin.Context) {
+		releaseSlot(c)
+		releaseSlot(c) // twice is once
+		close(entered)
+		<-release
+		c.Status(204)
+	})
+	s.engine.GET("/v1/quick", s.shed.handler, func(c *gin.Context) { c.Status(204) })
+	var wg sync.WaitGroup
+	first := httptest.NewRecorder()
+	wg.Go(func() { s.Handler().ServeHTTP(first, httptest.NewRequest("GET", "/v1/waits", nil)) })
+	<-entered
+	second := httptest.NewRecorder()
+	s.Handler().ServeHTTP(second, httptest.NewRequest("GET", "/v1/quick", nil))
+	close(release)
+	wg.Wait()
+	if first.Code != 204 || second.Code != 204 {
+		t.Fatalf("waiting request %d, next request %d; want both 204", first.Code, second.Code)
+	}
+	if n := len(s.shed.slots); n != 0 {
+		t.Fatalf("%d slots still held", n)
+	}
+}

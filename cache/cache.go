@@ -34,7 +34,8 @@
 // Tiers and refresh. L1 is otter, in process, weighted by bytes. A search
 // that misses a tile in L1 is answered by PostgreSQL, exactly as with the
 // cache off, while the tile is loaded in the background by FillConcurrency
-// loaders: a cold cache is never slower than no cache. A loader asks L2,
+// loaders, each resting between loads (FillDuty): a cold cache is never
+// slower than no cache. A loader asks L2,
 // Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
 // per ring and deduplicated per tile.

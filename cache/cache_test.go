@@ -602,3 +602,53 @@ func TestColdMissGoesToTheDatabaseAndFillsInTheBackground(t *testing.T) {
 		t.Fatal("the filled tiles did not answer")
 	}
 }
+
+// timedSource records when each tile load ran.
+type timedSource struct {
+	*gsql.Guides
+	mu    sync.Mutex
+	spans [][2]time.Time
+}
+
+func (s *timedSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
+	start := time.Now()
+	time.Sleep(30 * time.Millisecond) // a busy database
+	out, err := s.Guides.LoadTiles(ctx, tiles, max)
+	s.mu.Lock()
+	s.spans = append(s.spans, [2]time.Time{start, time.Now()})
+	s.mu.Unlock()
+	return out, err
+}
+
+// A loader rests between loads, so that loading takes FillDuty of its time
+// and leaves the database to the searches of a cold start.
+func TestLoaderRestsBetweenLoads(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	seed(t, db)
+	store := gsql.NewGuides(db)
+	src := &timedSource{Guides: store}
+	c := cache.New(store, src, cache.Options{FillDuty: 0.25})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	waitUntil(t, 10*time.Second, "synced", c.Ready)
+	for _, p := range []struct{ lat, lng float64 }{dense, twins, {37.5665, 126.978}, {35.1796, 129.0756}} {
+		if _, err := c.Nearby(ctx, guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 1500, Limit: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitUntil(t, 10*time.Second, "background tile loads", func() bool { return c.FillsPending() == 0 })
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if len(src.spans) < 3 {
+		t.Fatalf("%d loads, want several queued behind one loader", len(src.spans))
+	}
+	for i := 1; i < len(src.spans); i++ {
+		took := src.spans[i-1][1].Sub(src.spans[i-1][0])
+		if rest := src.spans[i][0].Sub(src.spans[i-1][1]); rest < 3*took*9/10 {
+			t.Errorf("load %d started %s after load %d, which took %s: want a rest of about 3×", i, rest, i-1, took)
+		}
+	}
+}

@@ -3,6 +3,8 @@ package cache
 import (
 	"context"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 // tiles returns the current entries for ids from memory. A tile that is
@@ -87,14 +89,16 @@ func (c *Guides) fill(job fillJob) {
 }
 
 // filler loads queued tiles into L1 (Redis first, then PostgreSQL) until
-// ctx ends. FillConcurrency of them bound what a cold start asks of the
-// database on top of the searches it answers meanwhile.
+// ctx ends. FillConcurrency of them, each loading FillDuty of its time,
+// bound what a cold start asks of the database on top of the searches it
+// answers meanwhile.
 func (c *Guides) filler(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case job := <-c.fills:
+			start := time.Now()
 			var err error
 			if job.refresh {
 				// Kept and served until the new load replaces it.
@@ -108,8 +112,17 @@ func (c *Guides) filler(ctx context.Context) {
 			for _, id := range job.ids {
 				c.pending.Delete(id)
 			}
+			if !c.rest(ctx, time.Since(start)) {
+				return
+			}
 		}
 	}
+}
+
+// rest pauses a loader after a load that took d, so that loading takes
+// FillDuty of its time; false when ctx ended meanwhile.
+func (c *Guides) rest(ctx context.Context, d time.Duration) bool {
+	return guidepost.Sleep(ctx, time.Duration(float64(d)*(1-c.opt.FillDuty)/c.opt.FillDuty))
 }
 
 // load is otter's bulk loader: Redis first, then PostgreSQL.

@@ -30,6 +30,15 @@ type Options struct {
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
 	FillConcurrency int
+	// FillDuty (0.25) is the share of its time a loader spends loading:
+	// after a load that took d it rests d·(1−FillDuty)/FillDuty. A load
+	// takes PostgreSQL time the searches answered meanwhile need; on 2
+	// shared cores with 1 M guides, a cold start's p95 was 1.6× the
+	// cache-off run's loading without rest (median of 12 pairs), 1.4×
+	// resting 3× (median of 14; see BENCHMARKS.md). A miss costs what the
+	// cache-off query costs, so a slower warm-up costs no more than no
+	// cache.
+	FillDuty float64
 }
 
 func (o Options) withDefaults() Options {
@@ -52,6 +61,8 @@ func (o Options) withDefaults() Options {
 	guidepost.Default(&o.MaxScan, 20_000)
 	guidepost.Default(&o.MaxBBoxGuides, 50_000)
 	guidepost.Default(&o.FillConcurrency, 1)
+	guidepost.Default(&o.FillDuty, 0.25)
+	o.FillDuty = min(o.FillDuty, 1)
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20
 	}

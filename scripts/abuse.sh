@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The abuse scenario: the mixed load (200 users) alone, then beside an
-# attacker, against a fresh `guidepost dev` with its own database, Redis DB
+# attacker, against a fresh `guidepost serve` and `worker` with their own database, Redis DB
 # and bucket, and the limits as shipped. The generator plays a load
 # balancer: each user, and the attacker, sends its own X-Forwarded-For,
 # which the server trusts from 127.0.0.1 only. Extra flags go to the tool

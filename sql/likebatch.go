@@ -3,7 +3,6 @@ package sql
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,11 +67,7 @@ type likeBatcher struct {
 	s   *Guides
 	opt LikeBatchOptions
 	m   likeBatchMetrics
-
-	mu     sync.RWMutex
-	closed bool
-	queue  chan *likeOp
-	wg     sync.WaitGroup
+	q   batchQueue[*likeOp]
 }
 
 type likeBatchMetrics struct {
@@ -122,14 +117,12 @@ var errLikesStarted = errors.New("sql: like batching already started")
 // StopLikeBatching. Without it each like is its own statement.
 func (s *Guides) StartLikeBatching(opt LikeBatchOptions) error {
 	opt = opt.withDefaults()
-	b := &likeBatcher{s: s, opt: opt, queue: make(chan *likeOp, 4*opt.MaxBatch)}
+	b := &likeBatcher{s: s, opt: opt}
 	if !s.batcher.CompareAndSwap(nil, b) {
 		return errLikesStarted
 	}
 	b.m = newLikeBatchMetrics(opt.Registerer)
-	for range opt.Committers {
-		b.wg.Go(b.commit)
-	}
+	b.q.start(4*opt.MaxBatch, opt.Committers, b.commit)
 	return nil
 }
 
@@ -141,13 +134,7 @@ func (s *Guides) StopLikeBatching() {
 	if b == nil {
 		return
 	}
-	b.mu.Lock()
-	if !b.closed {
-		b.closed = true
-		close(b.queue)
-	}
-	b.mu.Unlock()
-	b.wg.Wait()
+	b.q.close()
 }
 
 var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is stopping; try again shortly")
@@ -155,18 +142,12 @@ var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is s
 // submit queues op and waits for its batch to commit, or for ctx.
 func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState, error) {
 	op.queued, op.done = time.Now(), make(chan likeResult, 1)
-	b.mu.RLock()
-	if b.closed {
-		b.mu.RUnlock()
+	switch sent, err := b.q.send(ctx, op); {
+	case !sent:
 		return guides.LikeState{}, errLikesStopping
+	case err != nil:
+		return guides.LikeState{}, err
 	}
-	select {
-	case b.queue <- op:
-	case <-ctx.Done():
-		b.mu.RUnlock()
-		return guides.LikeState{}, ctx.Err()
-	}
-	b.mu.RUnlock()
 	select {
 	case r := <-op.done:
 		return r.st, r.err
@@ -182,7 +163,7 @@ func (b *likeBatcher) commit() {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	for {
-		first, ok := <-b.queue
+		first, ok := <-b.q.ch
 		if !ok {
 			return
 		}
@@ -191,7 +172,7 @@ func (b *likeBatcher) commit() {
 	fill:
 		for len(batch) < b.opt.MaxBatch {
 			select {
-			case op, ok := <-b.queue:
+			case op, ok := <-b.q.ch:
 				if !ok {
 					break fill
 				}

@@ -68,10 +68,16 @@ func (s *Users) RevokeSession(ctx context.Context, sessionID string, now time.Ti
 }
 
 // SessionLive is the check every authenticated request pays: two
-// primary-key probes in one statement.
+// primary-key probes in one statement, shared with the checks that arrive
+// with it while session checks are started (sessioncheck.go).
 func (s *Users) SessionLive(ctx context.Context, c auth.Caller, now time.Time) (bool, error) {
 	if !validUUID(c.UserID) || c.SessionID != "" && !validUUID(c.SessionID) {
 		return false, nil
+	}
+	if k := s.checker.Load(); k != nil && c.SessionID != "" {
+		if live, ok, err := k.submit(ctx, c, now); ok {
+			return live, translate(err, "session")
+		}
 	}
 	var live bool
 	var err error

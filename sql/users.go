@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 
@@ -9,7 +10,10 @@ import (
 )
 
 // Users stores accounts.
-type Users struct{ db *DB }
+type Users struct {
+	db      *DB
+	checker atomic.Pointer[sessionChecker] // nil: one query per session check
+}
 
 var _ auth.Store = (*Users)(nil)
 

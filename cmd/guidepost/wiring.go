@@ -161,12 +161,17 @@ func (a *app) checks() []api.Check {
 
 // wireAPI builds the feature services the API serves, and the queue gauges
 // the load-test tool reads from the API's /metrics. The returned stop ends
-// whatever background work they started, and waits for it.
+// whatever background work they started (the guide cache, the like
+// committers, the session-check readers), and waits for it.
 func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	tokens := auth.NewTokens(a.cfg.JWTSecret, a.cfg.TokenTTL, a.clock)
 	lim := a.cfg.Limits
 	limiter := ratelimit.New(a.redis, ratelimit.Options{Registerer: a.registry, Log: a.logFor("ratelimit")})
-	deps.Auth = auth.NewService(gsql.NewUsers(a.db), tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).WithLoginLimits(auth.LoginLimits{
+	users := gsql.NewUsers(a.db)
+	if err := users.StartSessionChecks(gsql.SessionCheckOptions{Registerer: a.registry}); err != nil {
+		panic(err) // a new store: cannot be started already
+	}
+	deps.Auth = auth.NewService(users, tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).WithLoginLimits(auth.LoginLimits{
 		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
 	})
 	deps.Limiter = limiter
@@ -187,7 +192,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Guides = svc
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
-	return func() { stopFeed(); stopGuides() }
+	return func() { stopFeed(); stopGuides(); users.StopSessionChecks() }
 }
 
 // events is the process's one event log (the API and the worker of `dev`

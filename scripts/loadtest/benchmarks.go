@@ -30,14 +30,22 @@ var headColumns = []column{
 }
 
 var tailColumns = []column{
-	{"Server CPU s", func(s *Summary) string {
-		if !s.ServerCPU.Available {
-			return "n/a"
-		}
-		return f1(s.ServerCPU.LoadSeconds)
-	}},
-	{"Cores (host/gen)", func(s *Summary) string { return fmt.Sprintf("%d/%d", s.Host.NumCPU, s.Host.GOMAXPROCS) }},
+	{"Worker", workerLabel},
+	{"CPU cores: server / worker / generator / others", func(s *Summary) string { return s.CPU.Label() }},
 	{"Command", func(s *Summary) string { return "`" + mdEscape(s.Command) + "`" }},
+}
+
+// workerLabel is the worker's state, with the backlog the load started
+// with when there was one.
+func workerLabel(s *Summary) string {
+	w := s.Worker
+	if w.State == "" {
+		return "n/a"
+	}
+	if w.BacklogAtStart > 0 {
+		return fmt.Sprintf("%s, %g queued at start", w.State, w.BacklogAtStart)
+	}
+	return w.State
 }
 
 // scenarioColumns are the numbers each scenario exists to produce.
@@ -67,8 +75,9 @@ var scenarioColumns = map[string][]column{
 		{"Max queue", func(s *Summary) string { return fmt.Sprint(s.Queue.MaxDepth) }},
 	},
 	"steps": {
-		{"Held step req/s", func(s *Summary) string { return fmt.Sprint(s.Steps.HeldRate) }},
+		{"Ceiling req/s", func(s *Summary) string { return s.Steps.Ceiling() }},
 		{"First failed", func(s *Summary) string { return fmt.Sprint(s.Steps.FirstFailedRate) }},
+		{"Steps", func(s *Summary) string { return s.Steps.Rates() }},
 	},
 	"abuse": abuseColumns,
 	"tiles": {
@@ -91,6 +100,18 @@ var scenarioColumns = map[string][]column{
 		{"Ready after s", func(s *Summary) string { return f2(s.ColdStart.ReadyAfterS) }},
 		{"Served/s 1st min", func(s *Summary) string { return f1(s.ColdStart.FirstMinute.ServedPerS) }},
 		{"503s 1st min", func(s *Summary) string { return fmt.Sprint(s.ColdStart.FirstMinute.Rejected) }},
+		{"Cache-off p95 ms", func(s *Summary) string {
+			if f := s.ColdStart.CacheOff; f != nil {
+				return f1(f.Latency.P95)
+			}
+			return "n/a"
+		}},
+		{"p95 ÷ cache-off", func(s *Summary) string {
+			if f := s.ColdStart.CacheOff; f != nil {
+				return f2(f.P95Ratio)
+			}
+			return "n/a"
+		}},
 	},
 }
 
@@ -202,12 +223,25 @@ func insertRow(text, heading, header, sep, row string) string {
 			break
 		}
 	}
-	if last < 0 { // heading without a table
+	switch {
+	case last < 0: // heading without a table
 		lines = append(lines[:at+1], append([]string{"", header, sep, row}, lines[at+1:]...)...)
-	} else {
+	case strings.TrimSpace(lines[tableStart(lines, last)]) != header:
+		// The columns changed since the last row: a new table under the
+		// same heading, the old rows kept as they were written.
+		lines = append(lines[:last+1], append([]string{"", header, sep, row}, lines[last+1:]...)...)
+	default:
 		lines = append(lines[:last+1], append([]string{row}, lines[last+1:]...)...)
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// tableStart is the header line of the table whose line last is.
+func tableStart(lines []string, last int) int {
+	for last > 0 && strings.HasPrefix(strings.TrimSpace(lines[last-1]), "|") {
+		last--
+	}
+	return last
 }
 
 func indexOfLine(lines []string, want string) int {

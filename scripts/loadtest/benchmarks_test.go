@@ -69,3 +69,15 @@ func TestNewSectionsGoUnderTheMakeBenchSection(t *testing.T) {
 		t.Errorf("got:\n%s\nwant suffix:\n%s", got, want)
 	}
 }
+
+// A row whose columns differ from the table's (the columns changed since)
+// starts a new table under the same heading; the old rows stay.
+func TestInsertRowStartsANewTableWhenTheColumnsChanged(t *testing.T) {
+	text := "### guidepost-load: read\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n## next\n"
+	got := insertRow(text, "### guidepost-load: read", "| a | c |", "| --- | --- |", "| 3 | 4 |")
+	got = insertRow(got, "### guidepost-load: read", "| a | c |", "| --- | --- |", "| 5 | 6 |")
+	want := "### guidepost-load: read\n\n| a | b |\n| --- | --- |\n| 1 | 2 |\n\n| a | c |\n| --- | --- |\n| 3 | 4 |\n| 5 | 6 |\n\n## next\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

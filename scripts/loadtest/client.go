@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/guidepost/guidepost"
 )
 
 // client sends the tool's requests and records each one. It is shared by all
@@ -231,16 +233,4 @@ func jsonBody(b []byte) func() (io.Reader, int64) {
 }
 
 // sleepCtx sleeps d or until ctx ends; it reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}
+var sleepCtx = guidepost.Sleep

@@ -7,14 +7,16 @@ import (
 )
 
 // runColdStart measures a freshly started `guidepost serve`: it waits for
-// /readyz and at once applies the mixed load open-loop at cfg.Rate (200/s),
-// reporting the first minute apart. A warm server hides what a deploy or a
-// crash-restart does to users.
+// /readyz and at once applies the load (-on, mixed by default) open-loop at
+// cfg.Rate (200/s), reporting the first minute apart. A warm server hides
+// what a deploy or a crash-restart does to users. With -cold-floor the
+// same load first runs on a fresh server with GUIDES_CACHE=off, the floor
+// a cold cache must not fall below.
 //
 // Users and guides are created beforehand (they live in the database, and
-// tokens survive a restart): through the running target if one answers,
-// else through a throw-away server on the same address, stopped before the
-// measured one starts.
+// tokens survive a restart): through the running target if one answers
+// and the fresh server uses the same database, else through a throw-away
+// server on the same address, stopped before the measured one starts.
 func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 	addr := cfg.ColdAddr
 	if addr == "" {
@@ -28,12 +30,40 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 		return Summary{}, err
 	}
 	d, _ := cfg.def()
+	if cfg.ColdFloor && cfg.hot == nil {
+		cfg.HotGuides *= 2 // the floor run likes guides of its own: the counts each run checks stay its own
+	}
 	fx, hot, setup, err := coldPrep(ctx, cfg, d, base, addr)
 	if err != nil {
 		return Summary{}, err
 	}
-	logPath := serverLogPath(cfg, "coldstart-serve")
-	p, err := startServer(cfg.ServerBin, "serve", addr, logPath)
+	var floor *ColdFloor
+	if cfg.ColdFloor {
+		var floorHot []*hotGuide
+		floorHot, hot = hot[:len(hot)/2], hot[len(hot)/2:]
+		fs, err := coldRun(ctx, cfg, d, addr, "coldstart-cache-off", fx, floorHot, setup, "GUIDES_CACHE=off")
+		if err != nil {
+			return fs, fmt.Errorf("cache-off floor: %w", err)
+		}
+		floor = &ColdFloor{Requests: fs.Totals.Requests, Latency: fs.Totals.Latency,
+			Rejected: fs.Failures.ByStatus["503"], Failures: fs.Failures.ByKind}
+	}
+	sum, err := coldRun(ctx, cfg, d, addr, "coldstart-serve", fx, hot, setup)
+	if floor != nil && sum.ColdStart != nil {
+		if floor.Latency.P95 > 0 {
+			floor.P95Ratio = round(sum.Totals.Latency.P95/floor.Latency.P95, 2)
+		}
+		sum.ColdStart.CacheOff = floor
+	}
+	return sum, err
+}
+
+// coldRun starts a fresh server (env added to the cold environment) and
+// loads it the moment it is ready.
+func coldRun(ctx context.Context, cfg *Config, d *scenarioDef, addr, name string, fx *fixture, hot []*hotGuide, setup SetupInfo, env ...string) (Summary, error) {
+	base := "http://" + addr
+	logPath := serverLogPath(cfg, name)
+	p, err := startServer(cfg.ServerBin, "serve", addr, logPath, append(cfg.coldEnv(), env...)...)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -42,25 +72,37 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 	if err != nil {
 		return Summary{}, err
 	}
-	cfg.Log.Info("cold server ready: load starts now", "ready_after", readyAfter.Round(time.Millisecond), "rate", cfg.Rate)
-	sum, err := measure(ctx, cfg, d, base, fx, hot, setup)
+	cfg.Log.Info("cold server ready: load starts now", "run", name, "ready_after", readyAfter.Round(time.Millisecond), "rate", cfg.Rate)
+	c := *cfg
+	c.procs, c.workerState = &fleet{api: p}, "none"
+	sum, err := measure(ctx, &c, d, base, fx, hot, setup)
 	sum.ColdStart = coldSummary(cfg, sum, readyAfter, addr, logPath)
 	return sum, err
 }
 
+// coldEnv is what the fresh servers get on top of this environment.
+func (c *Config) coldEnv() []string {
+	if c.ColdDatabase == "" {
+		return nil
+	}
+	return []string{"DATABASE_URL=" + c.ColdDatabase}
+}
+
 // coldPrep creates the fixture and hot guides before the measured start.
 func coldPrep(ctx context.Context, cfg *Config, d *scenarioDef, base, addr string) (*fixture, []*hotGuide, SetupInfo, error) {
-	if cfg.fx != nil && cfg.hot != nil { // bench made them on its warm server
+	if cfg.ColdDatabase != "" {
+		cfg.fx, cfg.hot = nil, nil // the bench's users live in another database
+	} else if cfg.fx != nil && (cfg.hot != nil || cfg.HotGuides == 0) { // bench made them on its warm server
 		return prepare(ctx, cfg, d, base)
 	}
-	if target, err := checkTarget(cfg.Target, cfg.AllowRemote); err == nil {
+	if target, err := checkTarget(cfg.Target, cfg.AllowRemote); err == nil && cfg.ColdDatabase == "" {
 		if _, err := waitReady(ctx, target.String(), nil, time.Second, 100*time.Millisecond); err == nil {
 			cfg.Log.Info("coldstart: setup through the running target", "target", target.String())
 			return prepare(ctx, cfg, d, target.String())
 		}
 	}
 	cfg.Log.Info("coldstart: setup through a temporary server", "addr", addr)
-	p, err := startServer(cfg.ServerBin, "serve", addr, serverLogPath(cfg, "coldstart-prep"))
+	p, err := startServer(cfg.ServerBin, "serve", addr, serverLogPath(cfg, "coldstart-prep"), cfg.coldEnv()...)
 	if err != nil {
 		return nil, nil, SetupInfo{}, err
 	}

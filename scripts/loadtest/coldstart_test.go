@@ -10,18 +10,29 @@ import (
 	"time"
 )
 
-// The test binary doubles as the guidepost binary for coldstart: run with
-// GUIDEPOST_LOAD_FAKE_SERVER=1 it serves the fake API on HTTP_ADDR after a
-// start-up delay, shedding its first requests, until SIGTERM.
+// The test binary doubles as the guidepost binary: run with
+// GUIDEPOST_LOAD_FAKE_SERVER=1, `serve` serves the fake API on HTTP_ADDR
+// after a start-up delay, shedding its first requests
+// (GUIDEPOST_LOAD_FAKE_SHED=0: none), until SIGTERM; `worker` idles until
+// SIGTERM; `migrate` exits at once.
 const (
 	fakeServerEnv   = "GUIDEPOST_LOAD_FAKE_SERVER"
+	fakeShedEnv     = "GUIDEPOST_LOAD_FAKE_SHED"
 	fakeStartDelay  = 300 * time.Millisecond
 	fakeRejectFirst = 25
 )
 
 func TestMain(m *testing.M) {
 	if os.Getenv(fakeServerEnv) == "1" {
-		serveFakeProcess()
+		switch os.Args[len(os.Args)-1] {
+		case "migrate":
+		case "worker":
+			ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+			<-ctx.Done()
+			stop()
+		default:
+			serveFakeProcess()
+		}
 		return
 	}
 	os.Exit(m.Run())
@@ -33,6 +44,9 @@ func serveFakeProcess() {
 	time.Sleep(fakeStartDelay) // a server that takes a while to become ready
 	f := newFakeAPI()
 	f.anyToken, f.rejectFirst = true, fakeRejectFirst
+	if os.Getenv(fakeShedEnv) == "0" {
+		f.rejectFirst = 0
+	}
 	srv := &http.Server{Addr: os.Getenv("HTTP_ADDR"), Handler: f.handler()}
 	closed := make(chan struct{})
 	go func() {
@@ -52,6 +66,7 @@ func TestColdStartAgainstFakeProcess(t *testing.T) {
 	cfg := testConfig(t, "coldstart", setupSrv.URL)
 	cfg.ServerBin = os.Args[0]
 	cfg.Rate, cfg.Duration, cfg.SeedGuides = 60, 1500*time.Millisecond, 10
+	cfg.ColdFloor = true // the same load on a fresh server first, each run with hot guides of its own
 	sum, err := run(t.Context(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +90,13 @@ func TestColdStartAgainstFakeProcess(t *testing.T) {
 	if cs.TargetRate != 60 || cs.Addr == "" || cs.After != nil {
 		t.Errorf("coldstart fields: %+v", *cs)
 	}
-	if sum.Likes == nil || sum.Likes.Lost != 0 || sum.Likes.Duplicated != 0 || !sum.Likes.Verified {
+	if sum.Likes == nil || sum.Likes.Lost != 0 || sum.Likes.Duplicated != 0 || !sum.Likes.Verified || len(sum.Likes.Guides) != 20 {
 		t.Errorf("likes on the cold server: %+v", sum.Likes)
+	}
+	if f := cs.CacheOff; f == nil || f.Rejected != fakeRejectFirst || f.Requests < 80 || f.P95Ratio <= 0 {
+		t.Errorf("the floor run: %+v", f)
+	}
+	if sum.Worker.State != "none" || sum.CPU.ServerFrom != "proc" {
+		t.Errorf("worker %+v, CPU %+v", sum.Worker, sum.CPU)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -33,14 +34,17 @@ type Config struct {
 	LikeSettle   time.Duration // bound on waiting for like counts to match
 	MaxInflight  int           // open loop: concurrent iterations before arrivals are dropped
 
-	StepsOn      string // steps: the scenario whose action is stepped
+	StepsOn      string // steps, coldstart: the scenario whose action is run ("": nearby for steps, mixed for coldstart)
 	StepLen      time.Duration
 	StepStart    float64
-	StepMax      float64
-	StepContinue bool // steps: keep stepping after a step fails
+	StepMax      float64 // steps: hard cap of the doubling
+	StepRefine   int     // steps: rates tried between the highest held and the lowest failed
+	StepContinue bool    // steps: run every doubling step, judged or not
 
 	ServerBin    string // coldstart / -start-server: the guidepost binary
 	ColdAddr     string // coldstart: listen address ("" picks a free loopback port)
+	ColdDatabase string // coldstart: DATABASE_URL of the fresh server ("": the environment's)
+	ColdFloor    bool   // coldstart: first the same load on a fresh server with GUIDES_CACHE=off
 	ReadyTimeout time.Duration
 	StartServer  string // never | auto | always: run `<bin> dev` at the target
 
@@ -54,8 +58,10 @@ type Config struct {
 	CommandLine string
 	Log         *slog.Logger
 
-	fx  *fixture    // shared setup (bench); nil: the run builds its own
-	hot []*hotGuide // coldstart: hot guides created before the server restarts
+	fx          *fixture    // shared setup (bench); nil: the run builds its own
+	hot         []*hotGuide // coldstart: hot guides created before the server restarts
+	procs       *fleet      // processes this tool started (their CPU is reported apart); nil: none
+	workerState string      // WorkerInfo.State for the run
 }
 
 const (
@@ -76,7 +82,7 @@ func defaultConfig() Config {
 		PollEvery:    time.Second,
 		LikeSettle:   10 * time.Second,
 		MaxInflight:  5000,
-		StepsOn:      "nearby", StepLen: 30 * time.Second, StepStart: 5, StepMax: 640,
+		StepLen:      30 * time.Second, StepStart: 5, StepMax: 10240, StepRefine: 2,
 		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
 		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
 		Log:    slog.New(slog.DiscardHandler),
@@ -89,9 +95,9 @@ func (c *Config) def() (*scenarioDef, error) {
 	name := c.Scenario
 	switch name {
 	case "steps":
-		name = c.StepsOn
+		name = cmp.Or(c.StepsOn, "nearby")
 	case "coldstart":
-		name = "mixed"
+		name = cmp.Or(c.StepsOn, "mixed")
 	}
 	d := loadScenarios[name]
 	if d == nil {
@@ -105,6 +111,9 @@ func (c *Config) resolve() error {
 	d, err := c.def()
 	if err != nil {
 		return err
+	}
+	if c.Scenario == "steps" || c.Scenario == "coldstart" {
+		c.StepsOn = d.name
 	}
 	if err := c.resolveModel(d); err != nil {
 		return err
@@ -144,11 +153,16 @@ func (c *Config) resolveModel(d *scenarioDef) error {
 		if c.Rate > 0 || c.VUs > 0 {
 			return errors.New("steps sets its own rates: use -step-start, -step-max, -step")
 		}
-		p := newStepPacer(c.StepStart, c.StepMax, c.StepLen)
-		if c.Duration > 0 {
-			p.Steps = min(p.Steps, int(c.Duration/c.StepLen))
+		if c.StepLen <= 0 || c.StepRefine < 0 {
+			return errors.New("-step must be positive and -step-refine not negative")
 		}
-		c.Duration = p.Duration()
+		// Whole doubling steps, then room for the refining ones; a given
+		// -duration bounds both.
+		steps := len(doublingSeries(c.StepStart, c.StepMax))
+		planned := time.Duration(steps)*c.StepLen + time.Duration(c.StepRefine)*refineAllowance(c.StepLen)
+		if c.Duration <= 0 || c.Duration > planned {
+			c.Duration = planned
+		}
 		return nil
 	case "coldstart":
 		if c.VUs > 0 {

@@ -44,9 +44,12 @@ type fakeAPI struct {
 	repeats   map[string]int
 	likers    map[string]bool
 
-	// nearby gets slow (1.1 s) after this many requests (0: never)
+	// nearby gets slow (1.1 s) after this many requests (0: never); nearby
+	// and viewport queries past nearbyCap in the last second too (0: no cap)
 	slowNearbyAfter int
 	nearbySeen      int
+	nearbyCap       int
+	nearbyRecent    []time.Time
 
 	// cold start: accept any token issued by another fake, and shed the
 	// first rejectFirst API requests with 503
@@ -226,7 +229,7 @@ func (f *fakeAPI) readGuide(w http.ResponseWriter, r *http.Request, _ string) {
 func (f *fakeAPI) nearby(w http.ResponseWriter, r *http.Request, _ string) {
 	f.mu.Lock()
 	f.nearbySeen++
-	slow := f.slowNearbyAfter > 0 && f.nearbySeen > f.slowNearbyAfter
+	slow := f.slowNearbyAfter > 0 && f.nearbySeen > f.slowNearbyAfter || f.overCapLocked()
 	f.mu.Unlock()
 	if slow {
 		time.Sleep(1100 * time.Millisecond)
@@ -234,8 +237,27 @@ func (f *fakeAPI) nearby(w http.ResponseWriter, r *http.Request, _ string) {
 	writeJSONResp(w, 200, map[string]any{"items": []any{map[string]any{"id": "g1", "distance_m": 12.5}}, "next_cursor": nil})
 }
 
+// overCapLocked counts a map request and reports whether it is past
+// nearbyCap in the last second.
+func (f *fakeAPI) overCapLocked() bool {
+	if f.nearbyCap == 0 {
+		return false
+	}
+	now := time.Now()
+	for len(f.nearbyRecent) > 0 && now.Sub(f.nearbyRecent[0]) > time.Second {
+		f.nearbyRecent = f.nearbyRecent[1:]
+	}
+	f.nearbyRecent = append(f.nearbyRecent, now)
+	return len(f.nearbyRecent) > f.nearbyCap
+}
+
 func (f *fakeAPI) list(w http.ResponseWriter, r *http.Request, _ string) {
 	f.mu.Lock()
+	if f.overCapLocked() {
+		f.mu.Unlock()
+		time.Sleep(1100 * time.Millisecond)
+		f.mu.Lock()
+	}
 	items := make([]map[string]any, 0, len(f.guides))
 	for _, id := range f.guides {
 		items = append(items, map[string]any{"id": id})

@@ -71,8 +71,10 @@ Scenarios:
   likes      1,000 VUs double-tapping like on a few hot guides; lost/duplicated likes
   tiles      500 req/s of vector tiles from 300 panning and zooming map sessions, revalidating
              with If-None-Match; warm p95 beside a gin floor serving the same bytes, 304 share
-  steps      stepped arrival rate (5, 10, 20 … per -step) on -on; reports the held step
-  coldstart  starts a fresh 'guidepost serve', 200 req/s mixed as soon as /readyz answers
+  steps      arrival rate doubling per -step (5, 10, 20 …) on -on while steps hold, then refined;
+             reports the ceiling (the highest rate held)
+  coldstart  starts a fresh 'guidepost serve', 200 req/s of -on (mixed) as soon as /readyz answers;
+             -cold-floor compares with a fresh server whose cache is off
   abuse      mixed with 200 VUs, alone then beside an attacker (slow uploads, a log-in flood,
              hostile files); the server must trust 127.0.0.1 as a proxy (HTTP_TRUSTED_PROXIES)
   bench      the standard set with short durations (make bench), < 10 min on 2 cores
@@ -127,7 +129,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.BoolVar(&c.AllowRemote, "allow-remote", false, "allow a non-loopback target")
 	fs.Float64Var(&c.Rate, "rate", 0, "open loop: arrivals per second (default: per scenario)")
 	fs.IntVar(&c.VUs, "vus", 0, "closed loop: concurrent virtual users (default: per scenario)")
-	fs.DurationVar(&c.Duration, "duration", 0, "load duration (default: per scenario; steps: caps the steps)")
+	fs.DurationVar(&c.Duration, "duration", 0, "load duration (default: per scenario; steps: a bound on the climb)")
 	fs.Var(optDuration{&c.Ramp}, "ramp", "closed loop: time to start all VUs (default: per scenario)")
 	fs.Var(optDuration{&c.Think}, "think", "closed loop: mean pause between iterations, ±50 % (default: per scenario)")
 	fs.IntVar(&c.Users, "users", c.Users, "guest users to create (at least 200 and -vus)")
@@ -140,13 +142,16 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.PollEvery, "poll", c.PollEvery, "media status poll and like read-back interval")
 	fs.DurationVar(&c.LikeSettle, "like-settle", c.LikeSettle, "bound on waiting for like counts to match")
 	fs.IntVar(&c.MaxInflight, "max-inflight", c.MaxInflight, "open loop: iterations in flight before arrivals are dropped (and counted)")
-	fs.StringVar(&c.StepsOn, "on", c.StepsOn, "steps: scenario to step (read, nearby, mixed, upload, likes)")
+	fs.StringVar(&c.StepsOn, "on", c.StepsOn, "steps, coldstart: the scenario to run (read, nearby, mixed, upload, likes; default: steps nearby, coldstart mixed)")
 	fs.DurationVar(&c.StepLen, "step", c.StepLen, "steps: length of each step")
 	fs.Float64Var(&c.StepStart, "step-start", c.StepStart, "steps: rate of the first step")
-	fs.Float64Var(&c.StepMax, "step-max", c.StepMax, "steps: highest rate (doubling from -step-start)")
-	fs.BoolVar(&c.StepContinue, "step-continue", false, "steps: keep stepping after a step fails")
+	fs.Float64Var(&c.StepMax, "step-max", c.StepMax, "steps: hard cap of the rate, which doubles from -step-start while steps hold")
+	fs.IntVar(&c.StepRefine, "step-refine", c.StepRefine, "steps: after the first failing step, rates tried between the highest held and the lowest failed")
+	fs.BoolVar(&c.StepContinue, "step-continue", false, "steps: run every doubling step up to -step-max, failing or not (no refining)")
 	fs.StringVar(&c.ServerBin, "server-bin", c.ServerBin, "guidepost binary (coldstart, -start-server)")
 	fs.StringVar(&c.ColdAddr, "cold-addr", "", "coldstart: listen address of the fresh server (default: a free loopback port)")
+	fs.StringVar(&c.ColdDatabase, "cold-database", "", "coldstart: DATABASE_URL of the fresh server (default: the environment's); users are created in it")
+	fs.BoolVar(&c.ColdFloor, "cold-floor", false, "coldstart: first run the same load on a fresh server with GUIDES_CACHE=off, and compare")
 	fs.DurationVar(&c.ReadyTimeout, "ready-timeout", c.ReadyTimeout, "bound on waiting for /readyz")
 	fs.StringVar(&c.StartServer, "start-server", c.StartServer, "never | auto | always: run '<server-bin> dev' at the target (bench: auto)")
 	fs.StringVar(&c.Out, "out", c.Out, "output folder (summary.json, report.html)")

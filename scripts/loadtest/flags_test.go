@@ -35,17 +35,26 @@ func TestParseFlags(t *testing.T) {
 
 func TestStepsResolve(t *testing.T) {
 	cfg := defaultConfig()
-	cfg.Scenario, cfg.StepLen, cfg.StepStart, cfg.StepMax = "steps", 10*time.Second, 5, 320
+	cfg.Scenario, cfg.StepLen, cfg.StepStart, cfg.StepMax, cfg.StepRefine = "steps", 10*time.Second, 5, 320, 0
 	if err := cfg.resolve(); err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Duration != 70*time.Second {
-		t.Errorf("7 steps of 10 s: duration %v", cfg.Duration)
+	if cfg.Duration != 70*time.Second || cfg.StepsOn != "nearby" {
+		t.Errorf("7 steps of 10 s: duration %v, on %q", cfg.Duration, cfg.StepsOn)
+	}
+	cfg.Scenario, cfg.Duration, cfg.StepRefine = "steps", 0, 2
+	if err := cfg.resolve(); err != nil || cfg.Duration != 70*time.Second+2*refineAllowance(10*time.Second) {
+		t.Errorf("7 steps of 10 s and 2 refining: duration %v %v", cfg.Duration, err)
 	}
 	cfg = defaultConfig()
 	cfg.Scenario, cfg.StepLen, cfg.Duration = "steps", 10*time.Second, 25*time.Second
-	if err := cfg.resolve(); err != nil || cfg.Duration != 20*time.Second {
-		t.Errorf("-duration caps whole steps: %v %v", cfg.Duration, err)
+	if err := cfg.resolve(); err != nil || cfg.Duration != 25*time.Second {
+		t.Errorf("-duration bounds the climb: %v %v", cfg.Duration, err)
+	}
+	cfg = defaultConfig()
+	cfg.Scenario = "coldstart"
+	if err := cfg.resolve(); err != nil || cfg.StepsOn != "mixed" || cfg.Rate != 200 {
+		t.Errorf("coldstart: on %q rate %v %v", cfg.StepsOn, cfg.Rate, err)
 	}
 }
 

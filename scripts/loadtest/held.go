@@ -23,6 +23,7 @@ type StepResult struct {
 	P99Ms      float64 `json:"p99_ms"`
 	Failures   int     `json:"failures"`
 	Held       bool    `json:"held"`
+	Refine     bool    `json:"refine,omitempty"` // tried between the highest held and the lowest failed rate
 }
 
 // holds applies the rule to one step.
@@ -32,16 +33,17 @@ func (s StepResult) holds() bool {
 		s.ServedPerS >= heldServedShare*s.TargetRate
 }
 
-// heldStep returns the index of the highest step that held, or -1. It is the
-// highest such step, not the last of an unbroken run: a server that warms up
-// and holds 40/s after failing 20/s does hold 40/s. firstFailed reports the
-// lowest failing step so a reader sees such a dip.
+// heldStep returns the index of the step held (Held) at the highest rate, or -1,
+// and of the step failed at the lowest rate, or -1. It is the highest held
+// rate, not the last of an unbroken run: a server that warms up and holds
+// 40/s after failing 20/s does hold 40/s; firstFailed shows such a dip.
 func heldStep(steps []StepResult) (held, firstFailed int) {
 	held, firstFailed = -1, -1
 	for i, s := range steps {
-		if s.holds() {
+		switch {
+		case s.Held && (held < 0 || s.TargetRate > steps[held].TargetRate):
 			held = i
-		} else if firstFailed < 0 {
+		case !s.Held && (firstFailed < 0 || s.TargetRate < steps[firstFailed].TargetRate):
 			firstFailed = i
 		}
 	}

@@ -3,7 +3,9 @@ package main
 import "testing"
 
 func step(rate, servedPerS, p95 float64) StepResult {
-	return StepResult{TargetRate: rate, Requests: int(servedPerS) + 1, ServedPerS: servedPerS, P95Ms: p95}
+	s := StepResult{TargetRate: rate, Requests: int(servedPerS) + 1, ServedPerS: servedPerS, P95Ms: p95}
+	s.Held = s.holds()
+	return s
 }
 
 func TestHeldStepRule(t *testing.T) {
@@ -21,6 +23,7 @@ func TestHeldStepRule(t *testing.T) {
 		{"none hold", []StepResult{step(5, 1, 10), step(10, 2, 10)}, -1, 0},
 		{"empty step does not hold", []StepResult{{TargetRate: 5}}, -1, 0},
 		{"no steps", nil, -1, -1},
+		{"refined: highest held rate, lowest failed rate", []StepResult{step(10, 10, 10), step(20, 20, 10), step(40, 40, 2000), step(28, 28, 10), step(34, 20, 10)}, 3, 4},
 	}
 	for _, c := range cases {
 		held, failed := heldStep(c.steps)

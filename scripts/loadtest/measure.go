@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
-
-	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
 // measure runs the load phase, then drains uploads and verifies likes.
 func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *fixture, hot []*hotGuide, setup SetupInfo) (Summary, error) {
 	sum := Summary{Scenario: cfg.Scenario, Target: base, StartedAt: time.Now(), Command: cfg.CommandLine,
 		Host: hostInfo(), Setup: setup, Notes: append([]string(nil), fx.notes...)}
-	if cfg.Scenario == "steps" {
+	if cfg.Scenario == "steps" || cfg.Scenario == "coldstart" {
 		sum.StepsOn = cfg.StepsOn
 	}
 	hc := newHTTPClient(cfg.Timeout, max(cfg.VUs, 256))
@@ -24,25 +20,30 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	e := &env{cfg: cfg, c: &client{base: base, also: cfg.Also, hc: hc, rec: rec}, fx: fx, hot: hot,
 		media: newMediaTracker(rec), up: newUploader()}
 	eng := &engine{rec: rec}
-	shape, steps, halt := cfg.shape()
-	cfg.addWindows(rec, steps)
+	shape, steps := cfg.shape(rec, eng)
 	smp := newSampler(hc, base, rec, eng)
 	smp.start(ctx)
-	cpu0 := generatorCPU()
+	sum.Worker = cfg.workerInfo(smp)
+	apiPid, workerPid := cfg.procs.pids()
+	cpu0 := markCPU(apiPid, workerPid)
 
-	rec.t0 = time.Now() // before any goroutine touches rec
+	rec.t0 = cpu0.at // before any goroutine touches rec
 	bg, stopBg := context.WithCancel(ctx)
 	defer stopBg()
 	stopSampling := smp.run(bg)
 	defer stopSampling()
 	stopPoll := e.startPolling(bg, d.photos)
-	stopWatch := watchSteps(bg, cfg, rec, steps, halt)
-	defer stopWatch()
+	stopClimb := func() {}
+	if steps != nil {
+		stopClimb = steps.start(bg)
+	}
+	defer stopClimb()
 	cfg.Log.Info("load started", "scenario", cfg.Scenario, "model", sum.loadModel(cfg), "duration", cfg.Duration)
 	eng.run(ctx, shape, d.build(e))
-	haltedAt := stopWatch() // the load is over: nothing left to halt
-	loadDur := time.Since(rec.t0)
-	sum.Generator = generatorUse(cpu0, loadDur)
+	stopClimb() // the load is over: nothing left to climb
+	cpu1 := markCPU(apiPid, workerPid)
+	loadDur := cpu1.at.Sub(rec.t0)
+	sum.Generator = generatorUse(cpu0.gen, cpu1.gen, loadDur)
 	cpuLoad := smp.sampleOnce(ctx)
 	stopPoll()
 	cfg.Log.Info("load finished", "took", loadDur.Round(time.Millisecond), "requests", rec.foregroundCount())
@@ -60,6 +61,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	sum.fillLoad(cfg, loadDur)
 	rec.fill(&sum, loadDur)
 	sum.fillServer(smp, cpuLoad, cpuTotal, loadDur)
+	sum.CPU = cpuSplit(cpu0, cpu1, pick(sum.ServerCPU.Available, cpuLoad, -1), sum.Worker.State == "paused" || sum.Worker.State == "none")
 	if d.photos {
 		sum.Uploads = e.uploadSummary(&sum, loadDur, drained, drainDur)
 		if cfg.Drain <= 0 && sum.Uploads.NotReady > 0 {
@@ -70,7 +72,7 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 		sum.Likes.finish(&e.likeStats, loadDur)
 	}
 	if steps != nil {
-		sum.Steps = stepsSummary(cfg, rec, *steps, haltedAt)
+		sum.Steps = steps.summary()
 	}
 	if cfg.Scenario == "coldstart" {
 		sum.ColdStart = coldWindows(rec, loadDur)
@@ -78,49 +80,36 @@ func measure(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx *
 	return sum, ctx.Err()
 }
 
+// workerInfo is the worker's state as the load starts.
+func (c *Config) workerInfo(smp *sampler) WorkerInfo {
+	w := WorkerInfo{State: c.workerState, BacklogAtStart: -1}
+	if w.State == "" {
+		w.State = "unknown"
+	}
+	if d, ok := smp.queueDepth(); ok {
+		w.BacklogAtStart = d
+	}
+	return w
+}
+
 // shape turns the config into the engine's load shape; for a stepped run
-// steps is non-nil and halt ends the load early.
-func (c *Config) shape() (s loadShape, steps *StepPacer, halt func()) {
+// steps is its climber, which plans the steps and ends the load.
+func (c *Config) shape(rec *recorder, eng *engine) (s loadShape, steps *stepRun) {
 	s = loadShape{duration: c.Duration, maxInflight: c.MaxInflight}
 	switch {
 	case c.Scenario == "steps":
-		p := newStepPacer(c.StepStart, c.StepMax, c.StepLen)
-		p.Steps = int(c.Duration / c.StepLen)
-		sp := &stoppablePacer{Pacer: p}
-		s.pacer = sp
-		return s, &p, func() { sp.stop.Store(true) }
+		steps = newStepRun(c, rec, eng)
+		s.pacer = steps.pacer
 	case c.Rate > 0:
 		s.pacer = constantPacer(c.Rate)
+		if c.Scenario == "coldstart" {
+			rec.addWindow("first minute", 0, time.Minute)
+			rec.addWindow("after", time.Minute, 1<<62)
+		}
 	default:
 		s.vus, s.ramp, s.think = c.VUs, c.Ramp, c.Think
 	}
-	return s, nil, func() {}
-}
-
-// addWindows registers the time windows the summary reports on.
-func (c *Config) addWindows(rec *recorder, steps *StepPacer) {
-	switch {
-	case steps != nil:
-		for i := range steps.Steps {
-			rec.addWindow(fmt.Sprintf("step %d", i), time.Duration(i)*steps.Step, time.Duration(i+1)*steps.Step)
-		}
-	case c.Scenario == "coldstart":
-		rec.addWindow("first minute", 0, time.Minute)
-		rec.addWindow("after", time.Minute, 1<<62)
-	}
-}
-
-// stoppablePacer lets the step watcher end a stepped run early.
-type stoppablePacer struct {
-	vegeta.Pacer
-	stop atomic.Bool
-}
-
-func (p *stoppablePacer) Pace(elapsed time.Duration, hits uint64) (time.Duration, bool) {
-	if p.stop.Load() {
-		return 0, true
-	}
-	return p.Pacer.Pace(elapsed, hits)
+	return s, steps
 }
 
 // livePollLimit bounds status polls per interval during the load: apps do

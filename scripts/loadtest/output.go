@@ -88,7 +88,7 @@ func headlines(s *Summary) []string {
 			l.Taps, l.Accepted, l.AcceptedPerS, l.Expected, l.Recorded, l.Lost, l.Duplicated))
 	}
 	if st := s.Steps; st != nil {
-		out = append(out, fmt.Sprintf("steps on %s: held %.0f req/s (first failed: %.0f)", st.On, st.HeldRate, st.FirstFailedRate))
+		out = append(out, fmt.Sprintf("steps on %s: ceiling %s req/s (first failed: %g); steps %s", st.On, st.Ceiling(), st.FirstFailedRate, st.Rates()))
 	}
 	if t := s.Tiles; t != nil {
 		out = append(out, fmt.Sprintf("tiles: %d sessions, %d distinct tiles (warmed in %.1fs); 304 %.1f %%, 204 %.1f %%; p95 %.1f ms, floor %.1f ms (×%.2f); largest tile %d B gzipped",
@@ -102,10 +102,15 @@ func headlines(s *Summary) []string {
 		out = append(out, fmt.Sprintf("coldstart: ready after %.2fs; first minute served %.1f/s of %.0f, %d rejected (503)",
 			c.ReadyAfterS, c.FirstMinute.ServedPerS, c.TargetRate, c.FirstMinute.Rejected))
 	}
+	if f := s.ColdStart; f != nil && f.CacheOff != nil {
+		out = append(out, fmt.Sprintf("coldstart: p95 %.1f ms against %.1f ms with the cache off (%.2f×); cache off: %d rejected (503)",
+			s.Totals.Latency.P95, f.CacheOff.Latency.P95, f.CacheOff.P95Ratio, f.CacheOff.Rejected))
+	}
 	if s.ServerCPU.Available {
 		out = append(out, fmt.Sprintf("server CPU: %.1f s during load (%.2f cores); generator %.1f s (%.2f cores)",
 			s.ServerCPU.LoadSeconds, s.ServerCPU.LoadCores, s.Generator.Seconds, s.Generator.Cores))
 	}
+	out = append(out, "CPU cores during the load, server / worker / generator / others: "+s.CPU.Label()+"; worker "+workerLabel(s))
 	return append(out, s.Notes...)
 }
 

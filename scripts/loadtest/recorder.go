@@ -62,9 +62,13 @@ func newRecorder(t0 time.Time) *recorder {
 	}
 }
 
-// addWindow must be called before the load starts.
-func (r *recorder) addWindow(name string, from, to time.Duration) {
+// addWindow registers a window and returns its index. Requests and
+// arrivals are counted in it only from then on: add it before its time.
+func (r *recorder) addWindow(name string, from, to time.Duration) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	r.windows = append(r.windows, &window{name: name, from: from, to: to, fails: map[failKind]int{}})
+	return len(r.windows) - 1
 }
 
 func (r *recorder) markBackground(kinds ...string) {

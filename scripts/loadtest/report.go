@@ -93,17 +93,18 @@ Load: {{.S.Load.Model}}{{if .S.Load.Rate}}, {{.S.Load.Rate}} arrivals/s{{end}}{{
 <tr><th>guide</th><th>baseline</th><th>expected min</th><th>expected max</th><th>read back</th><th>lost</th><th>duplicated</th></tr>
 {{range .Guides}}<tr><td>{{.ID}}</td><td>{{.Baseline}}</td><td>{{.ExpectedMin}}</td><td>{{.ExpectedMax}}</td><td>{{.Actual}}</td><td>{{.Lost}}</td><td>{{.Duplicated}}</td></tr>
 {{end}}</table>{{end}}
-{{with .S.Steps}}<h2>Steps on {{.On}}: held {{.HeldRate}} req/s</h2>
-<p>{{.Rule}}.{{if .StoppedEarly}} Stopped after the first failing step.{{end}}</p>
+{{with .S.Steps}}<h2>Steps on {{.On}}: ceiling {{.Ceiling}} req/s</h2>
+<p>{{.Rule}}.{{if .StoppedEarly}} The doubling stopped at the first failing step.{{end}}{{if .Capped}} No step failed: the ceiling is above the last rate tried.{{end}}</p>
 <table>
 <tr><th>step</th><th>target/s</th><th>arrivals</th><th>dropped</th><th>served</th><th>served/s</th><th>p50 ms</th><th>p95 ms</th><th>p99 ms</th><th>held</th></tr>
-{{range .Steps}}<tr><td>{{.Index}}</td><td>{{.TargetRate}}</td><td>{{.Arrivals}}</td><td>{{.Dropped}}</td><td>{{.Served}}</td><td>{{printf "%.1f" .ServedPerS}}</td><td>{{printf "%.1f" .P50Ms}}</td><td>{{printf "%.1f" .P95Ms}}</td><td>{{printf "%.1f" .P99Ms}}</td><td>{{.Held}}</td></tr>
+{{range .Steps}}<tr><td>{{.Index}}{{if .Refine}} (refining){{end}}</td><td>{{.TargetRate}}</td><td>{{.Arrivals}}</td><td>{{.Dropped}}</td><td>{{.Served}}</td><td>{{printf "%.1f" .ServedPerS}}</td><td>{{printf "%.1f" .P50Ms}}</td><td>{{printf "%.1f" .P95Ms}}</td><td>{{printf "%.1f" .P99Ms}}</td><td>{{.Held}}</td></tr>
 {{end}}</table>{{end}}
 {{with .S.ColdStart}}<h2>Cold start</h2>
-<p>{{.Binary}} serve on {{.Addr}}: ready after {{.ReadyAfterS}} s. First minute: {{.FirstMinute.Served}} served of {{.FirstMinute.Arrivals}} arrivals ({{printf "%.1f" .FirstMinute.ServedPerS}}/s against {{.TargetRate}}/s), {{.FirstMinute.Rejected}} rejected with 503, failures: {{counts .FirstMinute.Failures}}, p95 {{printf "%.1f" .FirstMinute.Latency.P95}} ms.{{with .After}} After the first minute: {{printf "%.1f" .ServedPerS}}/s served, {{.Rejected}} rejected.{{end}}</p>{{end}}
+<p>{{.Binary}} serve on {{.Addr}}: ready after {{.ReadyAfterS}} s. First minute: {{.FirstMinute.Served}} served of {{.FirstMinute.Arrivals}} arrivals ({{printf "%.1f" .FirstMinute.ServedPerS}}/s against {{.TargetRate}}/s), {{.FirstMinute.Rejected}} rejected with 503, failures: {{counts .FirstMinute.Failures}}, p95 {{printf "%.1f" .FirstMinute.Latency.P95}} ms.{{with .After}} After the first minute: {{printf "%.1f" .ServedPerS}}/s served, {{.Rejected}} rejected.{{end}}{{with .CacheOff}} The same load on a fresh server with the cache off, just before: p95 {{printf "%.1f" .Latency.P95}} ms, p99 {{printf "%.1f" .Latency.P99}} ms, {{.Rejected}} rejected with 503, failures: {{counts .Failures}}; cold p95 ÷ cache-off p95 = {{.P95Ratio}}.{{end}}</p>{{end}}
 <h2>Setup and server</h2>
 <p>{{.S.Setup.Users}} guest users, {{.S.Setup.GuidesSeeded}} guides seeded, {{.S.Setup.GuidesFound}} discovered, read pool {{.S.Setup.GuidePool}}, hot guides {{.S.Setup.HotGuides}}, photos {{.S.Setup.PhotoBytes}} bytes; setup took {{.S.Setup.Seconds}} s ({{.S.Setup.Requests}} requests, {{.S.Setup.FailedRequests}} failed).
 Server CPU: {{if .S.ServerCPU.Available}}{{.S.ServerCPU.LoadSeconds}} s during the load ({{.S.ServerCPU.LoadCores}} cores), {{.S.ServerCPU.TotalSeconds}} s with drain{{else}}unknown{{end}}. Generator CPU: {{.S.Generator.Seconds}} s ({{.S.Generator.Cores}} cores).
+CPU during the load, in cores, server / worker / generator / others: {{.S.CPU.Label}} (– a paused worker, ? a part counted in others). Worker: {{.S.Worker.State}}{{if ge .S.Worker.BacklogAtStart 0.0}}, {{.S.Worker.BacklogAtStart}} photos queued at the start{{end}}{{with .S.Worker.Discarded}}, {{.}} queued photos discarded after the run{{end}}.
 Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}}{{with .S.Queue.MaxByState}} ({{depths .}}){{end}}{{else}}unknown{{end}}.</p>
 {{with .S.ErrorSamples}}<h2>Error samples</h2><ul>{{range .}}<li><code>{{.}}</code></li>{{end}}</ul>{{end}}
 {{with .S.Notes}}<h2>Notes</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}

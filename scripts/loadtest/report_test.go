@@ -53,7 +53,7 @@ func TestReportRendersSVGCharts(t *testing.T) {
 			t.Errorf("path %q is not a line", d)
 		}
 	}
-	for _, want := range []string{"Latency over time", "Throughput over time", "abc1234", "&lt;busy&gt;", "held 5 req/s"} {
+	for _, want := range []string{"Latency over time", "Throughput over time", "abc1234", "&lt;busy&gt;", "ceiling 5 req/s"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -31,11 +31,14 @@ func run(ctx context.Context, cfg Config) (Summary, error) {
 			return Summary{}, fmt.Errorf("-also: %w", err)
 		}
 	}
-	stop, err := ensureServer(ctx, &cfg, base.String())
+	procs, err := ensureServer(ctx, &cfg, base.String())
 	if err != nil {
 		return Summary{}, err
 	}
-	defer stop()
+	defer procs.stop()
+	if procs != nil {
+		cfg.procs, cfg.workerState = procs, "running"
+	}
 	d, _ := cfg.def()
 	fx, hot, setup, err := prepare(ctx, &cfg, d, base.String())
 	if err != nil {

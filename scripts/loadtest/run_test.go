@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"slices"
 	"testing"
 	"time"
 )
@@ -145,7 +146,7 @@ func TestNearbyOpenLoop(t *testing.T) {
 func TestStepsHeldStepAgainstFake(t *testing.T) {
 	// -step-continue: a machine that stalls the generator for a second
 	// would have the watcher halt in the second step.
-	st, _ := stepsAgainstFake(t, 40, true)
+	st, _ := stepsAgainstFake(t, 40, true, 0)
 	if st == nil || len(st.Steps) != 3 {
 		t.Fatalf("steps: %+v", st)
 	}
@@ -160,13 +161,13 @@ func TestStepsHeldStepAgainstFake(t *testing.T) {
 	}
 }
 
-// The step watcher halts the load at the first failing step: the fake
-// turns slow in the third step (40/s), which is judged one second after it
-// ends, so the fifth step (160/s) never starts. Run to the end, the load
-// would send 310 requests. (A machine that stalls the generator can fail
-// an earlier step; the load must then stop earlier still.)
+// The climb stops doubling at the first failing step: the fake turns slow
+// in the third step (40/s), which is judged one second after it ends, so
+// the fifth step (160/s) never starts. Run to the end, the load would send
+// 310 requests. (A machine that stalls the generator can fail an earlier
+// step; the load must then stop earlier still.)
 func TestStepsWatcherHaltsTheLoad(t *testing.T) {
-	st, f := stepsAgainstFake(t, 160, false)
+	st, f := stepsAgainstFake(t, 160, false, 0)
 	if st == nil || !st.StoppedEarly || st.FirstFailedRate == 0 || st.Steps[len(st.Steps)-1].TargetRate != st.FirstFailedRate {
 		t.Fatalf("steps: %+v", st)
 	}
@@ -185,16 +186,44 @@ func TestStepsWatcherHaltsTheLoad(t *testing.T) {
 	}
 }
 
+// The climb finds a ceiling between two doubling steps: the fake answers
+// the nearby requests past 52 in any second slowly, so 40/s holds, 80/s
+// fails, then 57/s (between them) fails and 48/s holds.
+func TestStepsClimbRefinesTheCeiling(t *testing.T) {
+	f := newFakeAPI()
+	f.nearbyCap = 52
+	srv := f.start(t)
+	cfg := testConfig(t, "steps", srv.URL)
+	cfg.Duration = 0
+	cfg.StepLen, cfg.StepStart, cfg.StepMax, cfg.StepRefine = time.Second, 10, 1280, 2
+	sum, err := run(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := sum.Steps
+	var rates []float64
+	for _, s := range st.Steps {
+		rates = append(rates, s.TargetRate)
+		t.Logf("step %+v", s)
+	}
+	if !slices.Equal(rates, []float64{10, 20, 40, 80, 57, 48}) || !st.Steps[4].Refine || st.Steps[3].Refine {
+		t.Fatalf("rates %v, want 10 20 40 80 then 57 48 refining", rates)
+	}
+	if st.HeldRate != 48 || st.FirstFailedRate != 57 || !st.StoppedEarly || st.Capped || st.Rates() != "10✓ 20✓ 40✓ 80✗ 57✗ 48✓" {
+		t.Errorf("ceiling %v first failed %v stopped %v capped %v steps %s", st.HeldRate, st.FirstFailedRate, st.StoppedEarly, st.Capped, st.Rates())
+	}
+}
+
 // stepsAgainstFake runs 1 s steps from 10/s up to maxRate against a fake
 // whose nearby answers turn slow (1.1 s) once the first two steps are served.
-func stepsAgainstFake(t *testing.T, maxRate float64, continueOnFailure bool) (*StepsSummary, *fakeAPI) {
+func stepsAgainstFake(t *testing.T, maxRate float64, continueOnFailure bool, refine int) (*StepsSummary, *fakeAPI) {
 	t.Helper()
 	f := newFakeAPI()
 	f.slowNearbyAfter = 10 + 20
 	srv := f.start(t)
 	cfg := testConfig(t, "steps", srv.URL)
 	cfg.Duration = 0
-	cfg.StepLen, cfg.StepStart, cfg.StepMax = time.Second, 10, maxRate
+	cfg.StepLen, cfg.StepStart, cfg.StepMax, cfg.StepRefine = time.Second, 10, maxRate, refine
 	cfg.StepContinue = continueOnFailure
 	sum, err := run(t.Context(), cfg)
 	if err != nil {

@@ -41,11 +41,15 @@ func newSampler(hc *http.Client, base string, rec *recorder, eng *engine) *sampl
 	return &sampler{hc: hc, base: base, rec: rec, eng: eng, maxState: map[string]float64{}}
 }
 
-// start takes the baseline scrape; call it right before the load.
+// start takes the baseline scrape (CPU, and the backlog the load starts
+// with); call it right before the load.
 func (s *sampler) start(ctx context.Context) {
 	if snap, err := scrapeMetrics(ctx, s.hc, s.base); err == nil {
 		s.mu.Lock()
 		s.cpu0, s.cpuLast, s.hasCPU = snap.cpu, snap.cpu, snap.hasCPU
+		if snap.hasQueue {
+			s.depth, s.hasQueue = snap.depth(), true
+		}
 		s.mu.Unlock()
 	}
 }

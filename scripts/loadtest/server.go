@@ -22,8 +22,9 @@ type serverProc struct {
 	err  error
 }
 
-// startServer runs `bin mode` listening on addr, output to logPath.
-func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
+// startServer runs `bin mode` listening on addr, output to logPath, with
+// env added to this process's environment.
+func startServer(bin, mode, addr, logPath string, env ...string) (*serverProc, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("server binary %s: %w (build it: go build -o bin/guidepost ./cmd/guidepost)", bin, err)
 	}
@@ -32,14 +33,7 @@ func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
 		return nil, err
 	}
 	cmd := exec.Command(bin, mode)
-	// Virtual users sign in once and never refresh: their access tokens
-	// must outlive the run, not the 15-minute default.
-	cmd.Env = append(os.Environ(), "HTTP_ADDR="+addr, "TOKEN_TTL=24h")
-	if os.Getenv("GUIDEPOST_ENV") == "" && os.Getenv("JWT_SECRET") == "" {
-		// A server started here is local: it may run on the development
-		// secret, which it refuses unless told so.
-		cmd.Env = append(cmd.Env, "GUIDEPOST_ENV=development")
-	}
+	cmd.Env = append(serverEnv(addr), env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	if err := cmd.Start(); err != nil {
 		logf.Close()
@@ -48,6 +42,22 @@ func startServer(bin, mode, addr, logPath string) (*serverProc, error) {
 	p := &serverProc{cmd: cmd, log: logf, done: make(chan struct{})}
 	go func() { p.err = cmd.Wait(); close(p.done) }()
 	return p, nil
+}
+
+// serverEnv is the environment of a guidepost process this tool starts.
+func serverEnv(addr string) []string {
+	// Virtual users sign in once and never refresh: their access tokens
+	// must outlive the run, not the 15-minute default.
+	env := append(os.Environ(), "TOKEN_TTL=24h")
+	if addr != "" {
+		env = append(env, "HTTP_ADDR="+addr)
+	}
+	if os.Getenv("GUIDEPOST_ENV") == "" && os.Getenv("JWT_SECRET") == "" {
+		// A server started here is local: it may run on the development
+		// secret, which it refuses unless told so.
+		env = append(env, "GUIDEPOST_ENV=development")
+	}
+	return env
 }
 
 func openLog(path string) (*os.File, error) {
@@ -120,42 +130,26 @@ func readyOnce(ctx context.Context, hc *http.Client, base string) bool {
 }
 
 // ensureServer makes sure the target answers /readyz. With -start-server
-// always (or auto when nothing answers) it runs `<bin> dev` (API + worker)
-// at the target's address and returns the func that stops it.
-func ensureServer(ctx context.Context, cfg *Config, base string) (func(), error) {
-	noop := func() {}
+// always (or auto when nothing answers) it migrates and starts `<bin>
+// serve` at the target's address and `<bin> worker` beside it, and
+// returns them (nil when it started nothing).
+func ensureServer(ctx context.Context, cfg *Config, base string) (*fleet, error) {
 	quick := cfg.StartServer == "auto"
 	if cfg.StartServer == "never" || quick {
 		cfg.Log.Info("waiting for the target", "url", base+"/readyz")
 		_, err := waitReady(ctx, base, nil, pick(quick, 2*time.Second, cfg.ReadyTimeout), 100*time.Millisecond)
 		if err == nil || cfg.StartServer == "never" {
-			return noop, err
+			return nil, err
 		}
-	}
-	addr, err := hostPort(base)
-	if err != nil {
-		return noop, err
 	}
 	if cfg.StartServer == "always" {
 		// Another server answering there (one a crashed run left behind)
 		// would be measured instead of the one started below.
 		if _, err := waitReady(ctx, base, nil, time.Second, 100*time.Millisecond); err == nil {
-			return noop, fmt.Errorf("a server already answers at %s: stop it, or use -start-server never", base)
+			return nil, fmt.Errorf("a server already answers at %s: stop it, or use -start-server never", base)
 		}
 	}
-	logPath := serverLogPath(cfg, "dev")
-	p, err := startServer(cfg.ServerBin, "dev", addr, logPath)
-	if err != nil {
-		return noop, err
-	}
-	stop := func() { p.stop(20 * time.Second) }
-	took, err := waitReady(ctx, base, p, cfg.ReadyTimeout, 50*time.Millisecond)
-	if err != nil {
-		stop()
-		return noop, err
-	}
-	cfg.Log.Info("started guidepost dev", "addr", addr, "ready_after", took.Round(time.Millisecond), "log", logPath)
-	return stop, nil
+	return startFleet(ctx, cfg, base)
 }
 
 func pick[T any](c bool, a, b T) T {

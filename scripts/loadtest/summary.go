@@ -34,6 +34,8 @@ type Summary struct {
 	Queue     QueueSummary      `json:"queue"`
 	ServerCPU ServerCPU         `json:"server_cpu"`
 	Generator GeneratorCPU      `json:"generator_cpu"`
+	CPU       CPUSplit          `json:"cpu"`
+	Worker    WorkerInfo        `json:"worker"`
 	Steps     *StepsSummary     `json:"steps,omitempty"`
 	ColdStart *ColdStartSummary `json:"coldstart,omitempty"`
 	Abuse     *AbuseSummary     `json:"abuse,omitempty"`
@@ -156,15 +158,27 @@ type GeneratorCPU struct {
 	Cores   float64 `json:"cores"`
 }
 
+// WorkerInfo is the photo worker's state during the load: "running",
+// "paused" (this tool stopped it: a scenario without uploads), "drained"
+// (not this tool's: it waited for the queue to empty first), "none" (the
+// server started runs no worker) or "unknown".
+type WorkerInfo struct {
+	State          string  `json:"state"`
+	BacklogAtStart float64 `json:"backlog_at_start"`    // media jobs queued when the load began (-1: unknown)
+	Discarded      int     `json:"discarded,omitempty"` // queued jobs deleted after the run (bench: the next scenario starts empty)
+}
+
 type StepsSummary struct {
 	On              string       `json:"on"`
 	StepS           float64      `json:"step_s"`
 	Rule            string       `json:"rule"`
 	Steps           []StepResult `json:"steps"`
 	HeldIndex       int          `json:"held_index"` // -1: none held
-	HeldRate        float64      `json:"held_rate"`
+	HeldRate        float64      `json:"held_rate"`  // the ceiling: the highest rate held
 	FirstFailedRate float64      `json:"first_failed_rate,omitempty"`
-	StoppedEarly    bool         `json:"stopped_early"`
+	StoppedEarly    bool         `json:"stopped_early"`    // the doubling stopped at a failing step
+	Capped          bool         `json:"capped,omitempty"` // no step failed: the ceiling is above -step-max
+	Refine          int          `json:"refine,omitempty"` // refining steps allowed after the first failure
 }
 
 type ColdStartSummary struct {
@@ -175,6 +189,17 @@ type ColdStartSummary struct {
 	FirstMinute WindowSummary  `json:"first_minute"`
 	After       *WindowSummary `json:"after_first_minute,omitempty"`
 	ServerLog   string         `json:"server_log,omitempty"`
+	CacheOff    *ColdFloor     `json:"cache_off,omitempty"` // -cold-floor
+}
+
+// ColdFloor is the same load on a fresh server with GUIDES_CACHE=off, run
+// just before: what a cold cache is compared with.
+type ColdFloor struct {
+	Requests int            `json:"requests"`
+	Latency  Latency        `json:"latency_ms"`
+	Rejected int            `json:"rejected_503"`
+	Failures map[string]int `json:"failures,omitempty"`
+	P95Ratio float64        `json:"p95_ratio"` // the cold run's p95 ÷ this one's
 }
 
 type WindowSummary struct {

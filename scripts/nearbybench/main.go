@@ -6,6 +6,10 @@
 //	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -c 16 -d 15s
 //	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -q '카페,coffee,야경,museum,등대,makgeolli'
 //	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -likes 500
+//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
+//
+// With -floor the storm alternates between the API and a floor server
+// (floor.go) -runs times and prints each figure beside the floor's.
 package main
 
 import (
@@ -19,6 +23,7 @@ import (
 	neturl "net/url"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -51,14 +56,35 @@ func main() {
 	likes := flag.Int("likes", 0, "instead: N guest users each double-tap like on one new guide at once")
 	texts := flag.String("q", "", "text searches, comma-separated: each request sends one of them, at random, as q")
 	signedIn := flag.Bool("auth", false, "search as a guest user (lists then carry the viewer's likes and exact counts)")
+	floor := flag.Bool("floor", false, "likes: alternate the storm between the API and a floor server (the same routes from memory)")
+	runs := flag.Int("runs", 3, "likes -floor: storms against each")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
+	if addr := os.Getenv(floorEnv); addr != "" {
+		if err := serveFloor(addr); err != nil {
+			fmt.Fprintln(os.Stderr, "floor:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	client := &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		MaxIdleConnsPerHost: 4096, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}}
 	var out any
-	if *likes > 0 {
-		out = likeStorm(client, *base, *likes)
-	} else {
+	switch {
+	case *likes > 0 && *floor:
+		cmp, err := stormBesideFloor(client, *base, *likes, *runs)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		out = cmp
+		if !*jsonOut {
+			cmp.print(os.Stdout)
+			return
+		}
+	case *likes > 0:
+		out = likeStorm(client, *base, *likes, func() float64 { return metricsCPU(client, *base) })
+	default:
 		a, ok := areas[*areaName]
 		if !ok {
 			fmt.Fprintln(os.Stderr, "unknown area", *areaName)
@@ -172,6 +198,8 @@ type likeSummary struct {
 	P50ms        float64     `json:"p50_ms"`
 	P95ms        float64     `json:"p95_ms"`
 	P99ms        float64     `json:"p99_ms"`
+	ServerCPU    float64     `json:"server_cpu_s"`    // during the storm; -1: unknown
+	GeneratorCPU float64     `json:"generator_cpu_s"` // this program, during the storm
 }
 
 func post(client *http.Client, method, url, token, body string, out any) int {
@@ -193,8 +221,9 @@ func post(client *http.Client, method, url, token, body string, out any) int {
 }
 
 // likeStorm: users guests, one new guide, every user taps like twice at
-// the same moment; recorded likes are read back from the guide.
-func likeStorm(client *http.Client, base string, users int) likeSummary {
+// the same moment; recorded likes are read back from the guide. serverCPU
+// reads the server's CPU seconds (-1: unknown).
+func likeStorm(client *http.Client, base string, users int, serverCPU func() float64) likeSummary {
 	tokens := make([]string, users)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
@@ -231,10 +260,12 @@ func likeStorm(client *http.Client, base string, users int) likeSummary {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let every goroutine reach the gate
+	srv0, gen0 := serverCPU(), selfCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	took := time.Since(t0)
+	srv1, gen1 := serverCPU(), selfCPU()
 	var after struct {
 		LikeCount int64 `json:"like_count"`
 	}
@@ -245,5 +276,32 @@ func likeStorm(client *http.Client, base string, users int) likeSummary {
 	}
 	return likeSummary{Users: users, Taps: 2 * users, Seconds: took.Seconds(), TapsPerS: float64(2*users) / took.Seconds(),
 		RecordedPerS: float64(after.LikeCount) / took.Seconds(), LikeCount: after.LikeCount, Answers: answers,
-		P50ms: pct(0.5), P95ms: pct(0.95), P99ms: pct(0.99)}
+		P50ms: pct(0.5), P95ms: pct(0.95), P99ms: pct(0.99), ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1),
+		GeneratorCPU: gen1 - gen0}
+}
+
+func pick[T any](c bool, a, b T) T {
+	if c {
+		return a
+	}
+	return b
+}
+
+// metricsCPU is process_cpu_seconds_total from the server's /metrics, or -1.
+func metricsCPU(client *http.Client, base string) float64 {
+	resp, err := client.Get(base + "/metrics")
+	if err != nil {
+		return -1
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "process_cpu_seconds_total "); ok {
+			f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			if err == nil {
+				return f
+			}
+		}
+	}
+	return -1
 }
