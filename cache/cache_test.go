@@ -652,3 +652,67 @@ func TestLoaderRestsBetweenLoads(t *testing.T) {
 		}
 	}
 }
+
+// batchSource records the guides each tile load read.
+type batchSource struct {
+	*gsql.Guides
+	mu    sync.Mutex
+	loads [][]int // per load, each tile's guide count
+}
+
+func (s *batchSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
+	out, err := s.Guides.LoadTiles(ctx, tiles, max)
+	counts := make([]int, 0, len(out))
+	for _, t := range out {
+		counts = append(counts, t.Count)
+	}
+	s.mu.Lock()
+	s.loads = append(s.loads, counts)
+	s.mu.Unlock()
+	return out, err
+}
+
+// A cold miss over many guides is loaded in batches of at most
+// FillBatchGuides (a tile holding more is a batch alone), so that no one
+// load holds the database long while searches wait.
+func TestBackgroundLoadsAreSmallBatches(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	seed(t, db)
+	store := gsql.NewGuides(db)
+	src := &batchSource{Guides: store}
+	const batch = 2000
+	reg := prometheus.NewRegistry()
+	cg := cache.New(store, src, cache.Options{FillDuty: 1, FillBatchGuides: batch, Registerer: reg})
+	if err := cg.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer cg.Stop()
+	waitUntil(t, 10*time.Second, "synced", cg.Ready)
+	c := started{Guides: cg, reg: reg}
+	// The 6,000 dense guides lie in a few tiles of about 1,500.
+	q := guides.BBoxQuery{BBox: guides.BBox{MinLat: dense.lat - 0.012, MinLng: dense.lng - 0.012,
+		MaxLat: dense.lat + 0.012, MaxLng: dense.lng + 0.012}, Limit: 50}
+	want, _, _ := store.InBBox(ctx, q)
+	warmUp(t, c, func() { c.InBBox(ctx, q) })
+	got, _, err := c.InBBox(ctx, q)
+	if diff := sameItems(got, want); err != nil || diff != "" {
+		t.Fatalf("warm answer: %v %s", err, diff)
+	}
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	guidesRead := 0
+	for i, counts := range src.loads {
+		n := 0
+		for _, k := range counts {
+			n += k
+		}
+		guidesRead += n
+		if n > batch && len(counts) > 1 {
+			t.Errorf("load %d read %d guides in %d tiles, want at most %d unless one tile", i, n, len(counts), batch)
+		}
+	}
+	if guidesRead < 6000 || len(src.loads) < 3 {
+		t.Fatalf("%d guides in %d loads: the test's search must need several batches", guidesRead, len(src.loads))
+	}
+}

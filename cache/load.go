@@ -89,34 +89,61 @@ func (c *Guides) fill(job fillJob) {
 }
 
 // filler loads queued tiles into L1 (Redis first, then PostgreSQL) until
-// ctx ends. FillConcurrency of them, each loading FillDuty of its time,
-// bound what a cold start asks of the database on top of the searches it
-// answers meanwhile.
+// ctx ends. FillConcurrency of them, each loading FillDuty of its time in
+// batches of about FillBatchGuides guides, bound what a cold start asks of
+// the database on top of the searches it answers meanwhile: a search never
+// waits behind more than one small load.
 func (c *Guides) filler(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case job := <-c.fills:
-			start := time.Now()
-			var err error
-			if job.refresh {
-				// Kept and served until the new load replaces it.
-				<-c.l1.BulkRefresh(ctx, job.ids, c.loader)
-			} else {
-				_, err = c.l1.BulkGet(ctx, job.ids, c.loader)
-			}
-			if err != nil && ctx.Err() == nil {
-				c.opt.Log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(job.ids))
-			}
-			for _, id := range job.ids {
-				c.pending.Delete(id)
-			}
-			if !c.rest(ctx, time.Since(start)) {
-				return
+			for _, ids := range c.batches(job.ids) {
+				if !c.loadBatch(ctx, ids, job.refresh) {
+					return
+				}
 			}
 		}
 	}
+}
+
+// loadBatch loads (or reloads) ids, then rests; false when ctx ended.
+func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool {
+	start := time.Now()
+	var err error
+	if refresh {
+		// Kept and served until the new load replaces it.
+		<-c.l1.BulkRefresh(ctx, ids, c.loader)
+	} else {
+		_, err = c.l1.BulkGet(ctx, ids, c.loader)
+	}
+	if err != nil && ctx.Err() == nil {
+		c.opt.Log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(ids))
+	}
+	for _, id := range ids {
+		c.pending.Delete(id)
+	}
+	return c.rest(ctx, time.Since(start))
+}
+
+// batches splits ids into runs of at most FillBatchGuides known guides (a
+// tile with more is a batch of its own; tiles too large for the cache
+// cost no read).
+func (c *Guides) batches(ids []int64) [][]int64 {
+	var out [][]int64
+	from, n := 0, 0
+	for i, id := range ids {
+		g := c.vers.state(id).Guides
+		if g > c.opt.MaxTileGuides {
+			g = 0
+		}
+		if i > from && n+g > c.opt.FillBatchGuides {
+			out, from, n = append(out, ids[from:i]), i, 0
+		}
+		n += g
+	}
+	return append(out, ids[from:])
 }
 
 // rest pauses a loader after a load that took d, so that loading takes

@@ -39,6 +39,10 @@ type Options struct {
 	// cache-off query costs, so a slower warm-up costs no more than no
 	// cache.
 	FillDuty float64
+	// FillBatchGuides (500) bounds the guides of one background load, so
+	// that no load holds a core for long: one of thousands took 100–250 ms
+	// and set the cold start's p95 (see BENCHMARKS.md).
+	FillBatchGuides int
 }
 
 func (o Options) withDefaults() Options {
@@ -62,6 +66,7 @@ func (o Options) withDefaults() Options {
 	guidepost.Default(&o.MaxBBoxGuides, 50_000)
 	guidepost.Default(&o.FillConcurrency, 1)
 	guidepost.Default(&o.FillDuty, 0.25)
+	guidepost.Default(&o.FillBatchGuides, 500)
 	o.FillDuty = min(o.FillDuty, 1)
 	if o.L1Bytes == 0 {
 		o.L1Bytes = 256 << 20

@@ -74,3 +74,15 @@ func TestSlowStatementsAreUnavailable(t *testing.T) {
 		t.Fatalf("deadline in a transaction: code %q (%v), want unavailable", code, err)
 	}
 }
+
+// Warm leaves that many connections open and idle, each past its first
+// PostGIS query.
+func TestWarmOpensConnections(t *testing.T) {
+	db := testkit.DB(t)
+	if err := db.Warm(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if st := db.Pool.Stat(); st.IdleConns() < 4 || st.AcquiredConns() != 0 {
+		t.Fatalf("idle %d, acquired %d after Warm(4): want ≥ 4 idle, none held", st.IdleConns(), st.AcquiredConns())
+	}
+}

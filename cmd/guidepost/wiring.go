@@ -276,7 +276,23 @@ func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func()) {
 	cctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { c.Run(cctx) })
+	a.awaitSync(ctx, c)
 	return c, func() { cancel(); wg.Wait(); store.StopLikeBatching() }
+}
+
+// awaitSync gives the cache up to 5 s to read every tile's version before
+// the process listens: that read (148,050 tiles at 1 M guides) competes
+// with the first requests for the CPU otherwise. Past it the process
+// listens anyway; the database answers until the cache has synced.
+func (a *app) awaitSync(ctx context.Context, c *cache.Guides) {
+	start := time.Now()
+	for !c.Ready() {
+		if time.Since(start) > 5*time.Second || ctx.Err() != nil {
+			a.log.Warn("guides cache: not synced yet; listening anyway", "waited", time.Since(start).Round(time.Millisecond))
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // openAndRun starts a long-running command (serve, worker): it refuses an

@@ -46,7 +46,7 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 			return fs, fmt.Errorf("cache-off floor: %w", err)
 		}
 		floor = &ColdFloor{Requests: fs.Totals.Requests, Latency: fs.Totals.Latency,
-			Rejected: fs.Failures.ByStatus["503"], Failures: fs.Failures.ByKind}
+			Rejected: fs.Failures.ByStatus["503"], Failures: fs.Failures.ByKind, Kinds: fs.Kinds, Timeline: fs.Timeline}
 	}
 	sum, err := coldRun(ctx, cfg, d, addr, "coldstart-serve", fx, hot, setup)
 	if floor != nil && sum.ColdStart != nil {

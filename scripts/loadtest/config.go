@@ -22,10 +22,11 @@ type Config struct {
 	Ramp     time.Duration // closed loop: time to start all VUs
 	Think    time.Duration // closed loop: mean pause between iterations
 
-	Users      int   // guest accounts to create (at least minUsers and VUs)
-	SeedGuides int   // guides to create before the load
-	HotGuides  int   // fresh guides whose likes are verified
-	PhotoSizes []int // bytes per generated JPEG
+	Users      int    // guest accounts to create (at least minUsers and VUs)
+	SeedGuides int    // guides to create before the load
+	Seed       uint64 // nearby: the trace's seed (same seed, same requests)
+	HotGuides  int    // fresh guides whose likes are verified
+	PhotoSizes []int  // bytes per generated JPEG
 
 	Timeout      time.Duration // per request
 	SetupTimeout time.Duration // signups, seeding, photo generation

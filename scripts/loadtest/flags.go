@@ -134,6 +134,7 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.Var(optDuration{&c.Think}, "think", "closed loop: mean pause between iterations, ±50 % (default: per scenario)")
 	fs.IntVar(&c.Users, "users", c.Users, "guest users to create (at least 200 and -vus)")
 	fs.IntVar(&c.SeedGuides, "seed-guides", 0, "guides to create through the API before the load")
+	fs.Uint64Var(&c.Seed, "seed", 1, "nearby, coldstart: seed of the request trace (arrival n sends the same request in every run with this seed)")
 	fs.IntVar(&c.HotGuides, "hot-guides", 0, "fresh guides whose likes are verified (default: likes 5, mixed 20)")
 	fs.Var(mbList{&c.PhotoSizes}, "photo-sizes", "generated JPEG sizes in MB, comma-separated")
 	fs.DurationVar(&c.Timeout, "timeout", c.Timeout, "per-request timeout")

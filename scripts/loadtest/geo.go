@@ -33,29 +33,45 @@ func (b bbox) param() string {
 
 func fmtCoord(v float64) string { return strconv.FormatFloat(v, 'f', 5, 64) }
 
+// anyRand draws from the process-wide generator: for draws that need not
+// repeat between runs.
+var anyRand = rand.New(globalSource{})
+
+type globalSource struct{}
+
+func (globalSource) Uint64() uint64 { return rand.Uint64() }
+
+// traceRand is the generator of arrival slot in a trace of seed: two runs
+// with one seed send the same requests in the same order, so that their
+// latencies compare query for query (map queries' costs differ by orders
+// of magnitude, and a few heavy viewports more or less move a p95).
+func traceRand(seed uint64, slot int) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, uint64(slot)))
+}
+
 // randomPoint draws a point: around a city (Gaussian) or anywhere sparse.
-func randomPoint() (lat, lng float64) {
-	u := rand.Float64()
+func randomPoint(r *rand.Rand) (lat, lng float64) {
+	u := r.Float64()
 	for _, a := range areas {
 		if u < a.weight {
-			return a.lat + rand.NormFloat64()*a.sigma, a.lng + rand.NormFloat64()*a.sigma*1.2
+			return a.lat + r.NormFloat64()*a.sigma, a.lng + r.NormFloat64()*a.sigma*1.2
 		}
 		u -= a.weight
 	}
 	b := sparseBox
-	return b.minLat + rand.Float64()*(b.maxLat-b.minLat), b.minLng + rand.Float64()*(b.maxLng-b.minLng)
+	return b.minLat + r.Float64()*(b.maxLat-b.minLat), b.minLng + r.Float64()*(b.maxLng-b.minLng)
 }
 
 // randomRadius draws 500 m – 5 km, log-uniform: small radii are as common
 // as large ones per decade, as zoom levels are.
-func randomRadius() float64 {
-	return math.Round(500 * math.Pow(10, rand.Float64()))
+func randomRadius(r *rand.Rand) float64 {
+	return math.Round(500 * math.Pow(10, r.Float64()))
 }
 
 // randomViewport is a phone map screen (portrait) 0.01°–0.2° wide.
-func randomViewport() bbox {
-	lat, lng := randomPoint()
-	w := 0.01 * math.Pow(20, rand.Float64())
+func randomViewport(r *rand.Rand) bbox {
+	lat, lng := randomPoint(r)
+	w := 0.01 * math.Pow(20, r.Float64())
 	h := w * 1.6
 	return bbox{minLng: lng - w/2, minLat: lat - h/2, maxLng: lng + w/2, maxLat: lat + h/2}
 }

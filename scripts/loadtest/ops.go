@@ -31,15 +31,15 @@ func (e *env) readGuide(ctx context.Context, u *user) {
 	e.c.do(ctx, request{kind: "guide_read", method: http.MethodGet, path: "/v1/guides/" + id, user: u})
 }
 
-func (e *env) nearby(ctx context.Context, u *user) {
-	lat, lng := randomPoint()
+func (e *env) nearby(ctx context.Context, u *user, r *rand.Rand) {
+	lat, lng := randomPoint(r)
 	path := "/v1/guides/nearby?lat=" + fmtCoord(lat) + "&lng=" + fmtCoord(lng) +
-		"&radius_m=" + strconv.FormatFloat(randomRadius(), 'f', 0, 64) + "&limit=20"
+		"&radius_m=" + strconv.FormatFloat(randomRadius(r), 'f', 0, 64) + "&limit=20"
 	e.c.do(ctx, request{kind: "nearby", method: http.MethodGet, path: path, user: u})
 }
 
-func (e *env) viewport(ctx context.Context, u *user) {
-	path := "/v1/guides?bbox=" + randomViewport().param() + "&limit=100"
+func (e *env) viewport(ctx context.Context, u *user, r *rand.Rand) {
+	path := "/v1/guides?bbox=" + randomViewport(r).param() + "&limit=100"
 	e.c.do(ctx, request{kind: "bbox", method: http.MethodGet, path: path, user: u})
 }
 

@@ -43,10 +43,11 @@ var loadScenarios = map[string]*scenarioDef{
 	"nearby": {name: "nearby", rate: 200, duration: 30 * time.Second,
 		build: func(e *env) action {
 			return func(ctx context.Context, slot int) {
-				if rand.Float64() < 0.75 {
-					e.nearby(ctx, e.user(slot))
+				r := traceRand(e.cfg.Seed, slot)
+				if r.Float64() < 0.75 {
+					e.nearby(ctx, e.user(slot), r)
 				} else {
-					e.viewport(ctx, e.user(slot))
+					e.viewport(ctx, e.user(slot), r)
 				}
 			}
 		}},
@@ -76,9 +77,9 @@ func mixedAction(e *env) action {
 		case r < 0.30:
 			e.readGuide(ctx, u)
 		case r < 0.55:
-			e.nearby(ctx, u)
+			e.nearby(ctx, u, anyRand)
 		case r < 0.70:
-			e.viewport(ctx, u)
+			e.viewport(ctx, u, anyRand)
 		case r < 0.90:
 			taps := 1
 			if rand.Float64() < 0.2 {

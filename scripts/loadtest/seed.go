@@ -35,7 +35,7 @@ var seedTags = []string{"food", "cafe", "hiking", "beach", "temple", "market", "
 
 // createGuide posts one guide at a random point by u.
 func createGuide(ctx context.Context, c *client, u *user, title string) (string, error) {
-	lat, lng := randomPoint()
+	lat, lng := randomPoint(anyRand)
 	in := guideIn{
 		Title: title, Body: "Written by guidepost-load to exercise the API.",
 		Lat: lat, Lng: lng, MediaIDs: []string{},

@@ -63,8 +63,9 @@ type LoadInfo struct {
 	VUs       int     `json:"vus,omitempty"`
 	RampS     float64 `json:"ramp_s,omitempty"`
 	ThinkS    float64 `json:"think_s,omitempty"`
-	DurationS float64 `json:"duration_s"` // planned
-	ActualS   float64 `json:"actual_s"`   // first arrival to last iteration done
+	DurationS float64 `json:"duration_s"`     // planned
+	ActualS   float64 `json:"actual_s"`       // first arrival to last iteration done
+	Seed      uint64  `json:"seed,omitempty"` // nearby: the trace's seed
 }
 
 type SetupInfo struct {
@@ -200,6 +201,9 @@ type ColdFloor struct {
 	Rejected int            `json:"rejected_503"`
 	Failures map[string]int `json:"failures,omitempty"`
 	P95Ratio float64        `json:"p95_ratio"` // the cold run's p95 ÷ this one's
+	// Per kind and per second, to compare with the cold run's own.
+	Kinds    map[string]KindStats `json:"kinds,omitempty"`
+	Timeline []Bucket             `json:"timeline,omitempty"`
 }
 
 type WindowSummary struct {

@@ -15,6 +15,9 @@ func (s *Summary) loadModel(cfg *Config) string {
 
 func (s *Summary) fillLoad(cfg *Config, actual time.Duration) {
 	s.Load = LoadInfo{Model: s.loadModel(cfg), DurationS: cfg.Duration.Seconds(), ActualS: round(actual.Seconds(), 3)}
+	if cfg.Scenario == "nearby" || cfg.StepsOn == "nearby" {
+		s.Load.Seed = cfg.Seed
+	}
 	switch s.Load.Model {
 	case "open":
 		s.Load.Rate = cfg.Rate

@@ -80,17 +80,7 @@ func (s *tileSession) flyTo() {
 }
 
 // point is randomPoint with the session's own generator.
-func (s *tileSession) point() (float64, float64) {
-	u := s.rng.Float64()
-	for _, a := range areas {
-		if u < a.weight {
-			return a.lat + s.rng.NormFloat64()*a.sigma, a.lng + s.rng.NormFloat64()*a.sigma*1.2
-		}
-		u -= a.weight
-	}
-	b := sparseBox
-	return b.minLat + s.rng.Float64()*(b.maxLat-b.minLat), b.minLng + s.rng.Float64()*(b.maxLng-b.minLng)
-}
+func (s *tileSession) point() (float64, float64) { return randomPoint(s.rng) }
 
 // gesture moves the camera: pan (55 %), zoom in (20 %), zoom out (15 %),
 // fly elsewhere (10 %).
