@@ -1,8 +1,8 @@
 // Package ratelimit counts requests against guidepost.Rate allowances in
 // Redis, so every API process shares one count per key. It uses GCRA
-// (go-redis/redis_rate): one key per (limit, caller) holding a single
-// timestamp, updated by one Lua script, so a check costs one round trip
-// and a burst never overshoots.
+// (go-redis/redis_rate's script, see gcra.go): one key per (limit, caller)
+// holding a single timestamp, updated by one Lua script, so a burst never
+// overshoots; checks made at once share one round trip (combine.go).
 package ratelimit
 
 import (
@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
@@ -41,7 +40,8 @@ type Options struct {
 
 // Redis is the shared limiter.
 type Redis struct {
-	limiter  *redis_rate.Limiter
+	rdb      redis.UniversalClient
+	batches  *combiner
 	opt      Options
 	down     atomic.Int64 // unix ns until which Redis is skipped
 	lastLog  atomic.Int64 // unix ns of the last fail-open line
@@ -64,7 +64,8 @@ func New(client redis.UniversalClient, opt Options) *Redis {
 		opt.Prefix = "ratelimit:"
 	}
 	opt.Log = guidepost.Logger(opt.Log)
-	r := &Redis{limiter: redis_rate.NewLimiter(client), opt: opt, refused: refusals{until: map[string]int64{}}}
+	r := &Redis{rdb: client, opt: opt, refused: refusals{until: map[string]int64{}}}
+	r.batches = newCombiner(r.runBatch)
 	r.failOpen = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_ratelimit_fail_open_total",
 		Help: "Requests let through unchecked because Redis could not be asked.",
@@ -103,20 +104,22 @@ func (r *Redis) Take(ctx context.Context, key string, rate guidepost.Rate, n int
 		r.failOpen.Inc()
 		return open
 	}
-	limit := redis_rate.Limit{Rate: rate.Count, Burst: rate.Count, Period: rate.Period}
-	var res *redis_rate.Result
-	err := r.call(ctx, func(ctx context.Context) (err error) {
-		res, err = r.limiter.AllowN(ctx, key, limit, n)
-		return err
-	})
+	t := &take{key: key, count: rate.Count, period: rate.Period, n: n}
+	wait, cancel := context.WithTimeout(ctx, r.opt.Timeout)
+	err := r.batches.do(wait, t)
+	cancel()
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		err = errTimeout
+	}
 	if err != nil {
 		if ctx.Err() == nil {
 			r.failed(ctx, err)
 		}
 		return open
 	}
-	out := guidepost.RateResult{Allowed: res.Allowed > 0 || n <= 0, Remaining: res.Remaining,
-		RetryAfter: max(0, res.RetryAfter), ResetAfter: max(0, res.ResetAfter)}
+	res := t.res
+	out := guidepost.RateResult{Allowed: res.allowed > 0 || n <= 0, Remaining: res.remaining,
+		RetryAfter: max(0, res.retryAfter), ResetAfter: max(0, res.resetAfter)}
 	if !out.Allowed {
 		r.limited.WithLabelValues(rate.Name).Inc()
 		r.refused.note(key, now.Add(out.RetryAfter))
@@ -192,6 +195,23 @@ func (r *Redis) failed(ctx context.Context, err error) {
 }
 
 var errTimeout = errors.New("redis did not answer in time")
+
+// runBatch spends a batch of takes in one call, bounded by Timeout and
+// not by the context of the caller running it: the batch is others' too.
+func (r *Redis) runBatch(ctx context.Context, batch []*take) {
+	var res []gcraResult
+	err := r.call(context.WithoutCancel(ctx), func(ctx context.Context) (err error) {
+		res, err = runGCRA(ctx, r.rdb, batch)
+		return err
+	})
+	for i, t := range batch {
+		if err != nil {
+			t.err = err
+		} else {
+			t.res = res[i]
+		}
+	}
+}
 
 // call runs fn with the timeout and returns when the timeout does, whether
 // or not fn has: go-redis does not always honour a context deadline (a

@@ -5,8 +5,10 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -140,4 +142,54 @@ func counter(t *testing.T, reg *prometheus.Registry, name string) float64 {
 		}
 	}
 	return 0
+}
+
+// countScripts counts the script calls a client sends.
+type countScripts struct{ n atomic.Int64 }
+
+func (h *countScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *countScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := cmd.Name(); name == "evalsha" || name == "eval" {
+			h.n.Add(1)
+		}
+		return next(ctx, cmd)
+	}
+}
+func (h *countScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// Checks made at once share script calls, and stay exact: 1,000 takes on
+// 50 keys of 10 each allow exactly 10 per key.
+func TestConcurrentTakesShareCallsAndStayExact(t *testing.T) {
+	c := client(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))
+	hook := &countScripts{}
+	c.AddHook(hook)
+	l := ratelimit.New(c, ratelimit.Options{})
+	rate := guidepost.Rate{Name: "combined", Count: 10, Period: time.Hour}
+	prefix := fmt.Sprintf("run%d-", time.Now().UnixNano())
+	var allowed [50]atomic.Int64
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range 1000 {
+		wg.Go(func() {
+			<-start
+			if l.Take(context.Background(), prefix+strconv.Itoa(i%50), rate, 1).Allowed {
+				allowed[i%50].Add(1)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	for k := range allowed {
+		if n := allowed[k].Load(); n != 10 {
+			t.Errorf("key %d: %d allowed, want exactly 10", k, n)
+		}
+	}
+	if n := hook.n.Load(); n >= 500 {
+		t.Errorf("%d script calls for 1,000 takes at once: want them combined", n)
+	} else {
+		t.Logf("%d script calls for 1,000 takes", n)
+	}
 }
