@@ -66,12 +66,25 @@ type started struct {
 	reg *prometheus.Registry
 }
 
+// seeded is a database with seed's guides, and its store.
+func seeded(t testing.TB) (*gsql.DB, *gsql.Guides) {
+	t.Helper()
+	db := testkit.DB(t)
+	seed(t, db)
+	return db, gsql.NewGuides(db)
+}
+
 // startCache runs a cache until the test ends and waits until it answers.
 func startCache(t testing.TB, store *gsql.Guides, rdb redis.UniversalClient, opt cache.Options) started {
+	return startCacheOn(t, store, store, rdb, opt)
+}
+
+// startCacheOn is startCache loading tiles from src.
+func startCacheOn(t testing.TB, store *gsql.Guides, src guides.TileSource, rdb redis.UniversalClient, opt cache.Options) started {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	opt.Redis, opt.Registerer = rdb, reg
-	c := cache.New(store, store, opt)
+	c := cache.New(store, src, opt)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -174,9 +187,7 @@ func randomQuery(rng *rand.Rand) guides.NearbyQuery {
 // ties, in sparse areas, with and without a tile-size fallback.
 func TestCachedNearbyEqualsTheDatabase(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	_, store := seeded(t)
 	rdb := redisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
 	warm := startCache(t, store, rdb, cache.Options{})
 	small := startCache(t, store, nil, cache.Options{MaxTileGuides: 1000}) // dense tiles fall back
@@ -272,9 +283,7 @@ func (s started) value(name string, labels ...string) float64 {
 
 func TestCachedViewportEqualsTheDatabase(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	_, store := seeded(t)
 	c := startCache(t, store, nil, cache.Options{})
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 400 {
@@ -410,9 +419,7 @@ func (clock) Now() time.Time { return time.Now() }
 // meanwhile is not missed.
 func TestLostFeedFallsBackAndMissesNothing(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	db, store := seeded(t)
 	c := startCache(t, store, nil, cache.Options{})
 	here := guides.NearbyQuery{Lat: 37.55, Lng: 126.99, RadiusM: 300, Limit: 100}
 	c.Nearby(ctx, here) // warm
@@ -448,9 +455,7 @@ func TestLostFeedFallsBackAndMissesNothing(t *testing.T) {
 // Redis costs a request at most the Redis timeout.
 func TestRedisDownSlowsNeverFails(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	_, store := seeded(t)
 	srv := testkit.StartRedis(t)
 	warm := startCache(t, store, redisClient(t, srv.URL), cache.Options{})
 	rng := rand.New(rand.NewPCG(9, 9))
@@ -537,16 +542,9 @@ func (s *countingSource) LoadTiles(ctx context.Context, tiles []int64, max int) 
 // A hundred requests for the same cold spot at once load each tile once.
 func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	_, store := seeded(t)
 	src := &countingSource{Guides: store}
-	c := cache.New(store, src, cache.Options{})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
-	waitUntil(t, 10*time.Second, "synced", c.Ready)
+	c := startCacheOn(t, store, src, nil, cache.Options{})
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 2000, Limit: 20}
 	want, _ := store.Nearby(ctx, q)
 	var wg sync.WaitGroup
@@ -579,9 +577,7 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 // then answered from them.
 func TestColdMissGoesToTheDatabaseAndFillsInTheBackground(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
+	_, store := seeded(t)
 	c := startCache(t, store, nil, cache.Options{})
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 1500, Limit: 20}
 	want, _ := store.Nearby(ctx, q)
@@ -603,19 +599,27 @@ func TestColdMissGoesToTheDatabaseAndFillsInTheBackground(t *testing.T) {
 	}
 }
 
-// timedSource records when each tile load ran.
-type timedSource struct {
+// recordingSource records each tile load: when it ran and each tile's
+// guide count; delay stands for a busy database.
+type recordingSource struct {
 	*gsql.Guides
+	delay time.Duration
 	mu    sync.Mutex
 	spans [][2]time.Time
+	loads [][]int
 }
 
-func (s *timedSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
+func (s *recordingSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
 	start := time.Now()
-	time.Sleep(30 * time.Millisecond) // a busy database
+	time.Sleep(s.delay)
 	out, err := s.Guides.LoadTiles(ctx, tiles, max)
+	counts := make([]int, 0, len(out))
+	for _, t := range out {
+		counts = append(counts, t.Count)
+	}
 	s.mu.Lock()
 	s.spans = append(s.spans, [2]time.Time{start, time.Now()})
+	s.loads = append(s.loads, counts)
 	s.mu.Unlock()
 	return out, err
 }
@@ -624,16 +628,9 @@ func (s *timedSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]
 // and leaves the database to the searches of a cold start.
 func TestLoaderRestsBetweenLoads(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
-	src := &timedSource{Guides: store}
-	c := cache.New(store, src, cache.Options{FillDuty: 0.25})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop()
-	waitUntil(t, 10*time.Second, "synced", c.Ready)
+	_, store := seeded(t)
+	src := &recordingSource{Guides: store, delay: 30 * time.Millisecond}
+	c := startCacheOn(t, store, src, nil, cache.Options{FillDuty: 0.25})
 	for _, p := range []struct{ lat, lng float64 }{dense, twins, {37.5665, 126.978}, {35.1796, 129.0756}} {
 		if _, err := c.Nearby(ctx, guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 1500, Limit: 20}); err != nil {
 			t.Fatal(err)
@@ -653,43 +650,15 @@ func TestLoaderRestsBetweenLoads(t *testing.T) {
 	}
 }
 
-// batchSource records the guides each tile load read.
-type batchSource struct {
-	*gsql.Guides
-	mu    sync.Mutex
-	loads [][]int // per load, each tile's guide count
-}
-
-func (s *batchSource) LoadTiles(ctx context.Context, tiles []int64, max int) ([]guides.Tile, error) {
-	out, err := s.Guides.LoadTiles(ctx, tiles, max)
-	counts := make([]int, 0, len(out))
-	for _, t := range out {
-		counts = append(counts, t.Count)
-	}
-	s.mu.Lock()
-	s.loads = append(s.loads, counts)
-	s.mu.Unlock()
-	return out, err
-}
-
 // A cold miss over many guides is loaded in batches of at most
 // FillBatchGuides (a tile holding more is a batch alone), so that no one
 // load holds the database long while searches wait.
 func TestBackgroundLoadsAreSmallBatches(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	seed(t, db)
-	store := gsql.NewGuides(db)
-	src := &batchSource{Guides: store}
+	_, store := seeded(t)
+	src := &recordingSource{Guides: store}
 	const batch = 2000
-	reg := prometheus.NewRegistry()
-	cg := cache.New(store, src, cache.Options{FillDuty: 1, FillBatchGuides: batch, Registerer: reg})
-	if err := cg.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer cg.Stop()
-	waitUntil(t, 10*time.Second, "synced", cg.Ready)
-	c := started{Guides: cg, reg: reg}
+	c := startCacheOn(t, store, src, nil, cache.Options{FillDuty: 1, FillBatchGuides: batch})
 	// The 6,000 dense guides lie in a few tiles of about 1,500.
 	q := guides.BBoxQuery{BBox: guides.BBox{MinLat: dense.lat - 0.012, MinLng: dense.lng - 0.012,
 		MaxLat: dense.lat + 0.012, MaxLng: dense.lng + 0.012}, Limit: 50}
