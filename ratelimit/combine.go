@@ -53,7 +53,7 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 		case <-t.done:
 			return t.err
 		case <-ctx.Done():
-			return ctx.Err()
+			return c.late(ctx, t)
 		case c.slots <- struct{}{}:
 			batch := c.next()
 			if len(batch) > 0 {
@@ -70,10 +70,21 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 				case <-t.done:
 					return t.err
 				case <-ctx.Done():
-					return ctx.Err()
+					return c.late(ctx, t)
 				}
 			}
 		}
+	}
+}
+
+// late is what a caller whose ctx ended gets: t's result if it came at the
+// same moment (select picks among ready cases at random), else ctx's error.
+func (c *combiner) late(ctx context.Context, t *take) error {
+	select {
+	case <-t.done:
+		return t.err
+	default:
+		return ctx.Err()
 	}
 }
 
