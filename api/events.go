@@ -157,7 +157,7 @@ func (st *eventStream) run(sub *events.Subscription) error {
 		case e := <-sub.Events():
 			err = st.send(e)
 		case <-sub.Missed():
-			err = st.catchUp()
+			err = st.missed()
 		case <-beat.C:
 			err = st.write(": keep-alive\n\n")
 		case <-recheck.C:
@@ -194,16 +194,36 @@ func (st *eventStream) catchUp() error {
 		return err
 	}
 	if !complete {
-		if err := st.write("event: resync\ndata: {}\n\n"); err != nil {
+		if err := st.resync(); err != nil {
 			return err
 		}
-		st.s.eventsSent.WithLabelValues("resync").Inc()
+		// Whatever the log holds is news now: an id ahead of the log (a
+		// clock behind it, a made-up id) would otherwise mute the stream.
+		st.last = ""
 	}
 	for _, e := range evs {
 		if err := st.send(e); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// missed follows a gap in the feed (its subscription was lost and
+// renewed). A stream that has sent no event has no place in the log to
+// resume from, so it says resync: what happened in the gap is unknown.
+func (st *eventStream) missed() error {
+	if st.last == "" {
+		return st.resync()
+	}
+	return st.catchUp()
+}
+
+func (st *eventStream) resync() error {
+	if err := st.write("event: resync\ndata: {}\n\n"); err != nil {
+		return err
+	}
+	st.s.eventsSent.WithLabelValues("resync").Inc()
 	return nil
 }
 

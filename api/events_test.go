@@ -216,6 +216,18 @@ func TestEventStreamResumesFromLastEventID(t *testing.T) {
 		}
 	}
 	openStream(t, e.apis[0].URL, token, "").Quiet(300 * time.Millisecond)
+
+	// An id ahead of the log (a clock behind it, a made-up id): resync,
+	// and then the stream goes on rather than falling silent.
+	ahead := openStream(t, e.apis[0].URL, token, "99999999999999-0")
+	if ev := next(t, ahead); ev.Name != "resync" {
+		t.Fatalf("a resume from ahead of the log: %+v", ev)
+	}
+	p4 := e.upload(0, token, "photo.webp")
+	e.derive(p4)
+	if ev := next(t, ahead); photoOf(t, ev).ID != p4 {
+		t.Fatalf("after a resume from ahead: %+v, want %s", ev, p4)
+	}
 }
 
 // A user never sees another user's events: not live, not by resuming from

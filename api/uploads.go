@@ -168,7 +168,10 @@ func (b *minRateBody) Read(p []byte) (int, error) {
 		b.slow.Inc()
 		return n, errBodyTooSlow
 	}
-	if n > 0 {
+	if n > 0 && err == nil {
+		// Not on the last read: at the body's end net/http has cleared the
+		// deadline for its own background read, and a deadline set again
+		// would cancel the request Grace later, while it is still handled.
 		b.extend()
 	}
 	return n, err

@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
@@ -28,13 +29,19 @@ import (
 // the API receives bodies, not what the service does with them.
 type acceptAll struct {
 	uploads atomic.Int64
-	err     error // when set, Upload answers it
+	err     error         // when set, Upload answers it
+	delay   time.Duration // how long Upload works, unless its ctx ends first
 }
 
 func (*acceptAll) UploadLimit() int64    { return 25 << 20 }
 func (*acceptAll) CheckSize(int64) error { return nil }
-func (a *acceptAll) Upload(_ context.Context, in media.UploadInput) (media.UploadResult, error) {
+func (a *acceptAll) Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error) {
 	a.uploads.Add(1)
+	select {
+	case <-time.After(a.delay):
+	case <-ctx.Done():
+		return media.UploadResult{}, ctx.Err()
+	}
 	if a.err != nil {
 		return media.UploadResult{}, a.err
 	}
@@ -270,6 +277,34 @@ func TestUploadBodyBelowMinimumRateIsCut(t *testing.T) {
 	}
 	if n := svc.uploads.Load(); n != 1 {
 		t.Fatalf("%d uploads reached the service, want only the one that kept up", n)
+	}
+}
+
+// An upload whose body arrived in full may take longer than the grace to
+// be stored: the body's read deadline must not outlive the body and cut
+// the request it belongs to.
+func TestUploadWorkPastTheGraceIsNotCut(t *testing.T) {
+	srv, svc := uploadServer(t, func(d *api.Deps) {
+		d.Uploads = api.UploadLimits{MinRate: 32 << 10, Grace: 200 * time.Millisecond}
+	})
+	svc.delay = time.Second
+	token := guestToken(t, srv.URL)
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	part, _ := mw.CreateFormFile("file", "photo.jpg")
+	part.Write(bytes.Repeat([]byte{1}, 64<<10))
+	mw.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/v1/media", bytes.NewReader(body.Bytes())) // Content-Length set
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Authorization", "Bearer "+token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.StatusCode != http.StatusAccepted {
+		b, _ := io.ReadAll(res.Body)
+		t.Fatalf("status %d after 1 s of work past a 200 ms grace, want 202: %s", res.StatusCode, b)
 	}
 }
 

@@ -88,6 +88,10 @@ type Guides struct {
 	loader otter.BulkLoader[int64, *entry]
 	vers   versions
 	synced atomic.Bool
+	// feedMu makes a sync and a change each move versions and stamps
+	// together: a sync's snapshot must not put back a stamp that a write
+	// committed meanwhile had raised (its ETag would then never change).
+	feedMu sync.Mutex
 
 	likes   *likeOverlay
 	likesAt atomic.Int64 // when the overlay was last read (unix nanos)

@@ -7,10 +7,12 @@ func (c *Guides) Ready() bool { return c.synced.Load() }
 
 // Synced is called by the watcher with every tile, on (re)connect.
 func (c *Guides) Synced(all map[int64]guides.TileState) {
+	c.feedMu.Lock()
 	for _, tile := range c.vers.replace(all) {
 		c.l1.Invalidate(tile)
 	}
 	c.stamps.replace(all)
+	c.feedMu.Unlock()
 	c.synced.Store(true)
 	c.m.synced.Set(1)
 	c.opt.Log.Info("guides cache: following tile versions", "tiles", len(all))
@@ -18,6 +20,8 @@ func (c *Guides) Synced(all map[int64]guides.TileState) {
 
 // Changed raises a tile's version and drops its entry.
 func (c *Guides) Changed(tile int64, s guides.TileState) {
+	c.feedMu.Lock()
+	defer c.feedMu.Unlock()
 	if c.vers.raise(tile, s) {
 		c.l1.Invalidate(tile)
 		c.stamps.version(tile, s.Version)

@@ -65,6 +65,13 @@ func (c *Guides) redisCall(ctx context.Context, fn func(context.Context) error) 
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+		// fn's goroutine cancels ctx once it has answered: both cases may
+		// be ready, and select picks at random.
+		select {
+		case err := <-done:
+			return err
+		default:
+		}
 		if err := ctx.Err(); errors.Is(err, context.DeadlineExceeded) {
 			return errRedisTimeout
 		}

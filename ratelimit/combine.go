@@ -49,6 +49,11 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 	c.pending = append(c.pending, t)
 	c.mu.Unlock()
 	for {
+		select { // a result already here is taken before any slot
+		case <-t.done:
+			return t.err
+		default:
+		}
 		select {
 		case <-t.done:
 			return t.err

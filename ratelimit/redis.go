@@ -196,11 +196,20 @@ func (r *Redis) failed(ctx context.Context, err error) {
 
 var errTimeout = errors.New("redis did not answer in time")
 
-// runBatch spends a batch of takes in one call, bounded by Timeout and
-// not by the context of the caller running it: the batch is others' too.
+// runBatch spends a batch of takes in one call. The batch is others' too,
+// so the caller running it going away does not cancel it; but it ends by
+// the caller's deadline (its Timeout from when it asked), so no caller
+// waits on Redis much past its own Timeout, and takes of others it could
+// not spend by then fail open as theirs would.
 func (r *Redis) runBatch(ctx context.Context, batch []*take) {
+	bctx := context.WithoutCancel(ctx)
+	if d, ok := ctx.Deadline(); ok {
+		var cancel context.CancelFunc
+		bctx, cancel = context.WithDeadline(bctx, d)
+		defer cancel()
+	}
 	var res []gcraResult
-	err := r.call(context.WithoutCancel(ctx), func(ctx context.Context) (err error) {
+	err := r.call(bctx, func(ctx context.Context) (err error) {
 		res, err = runGCRA(ctx, r.rdb, batch)
 		return err
 	})

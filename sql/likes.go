@@ -49,7 +49,7 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			INSERT INTO guide_likes (guide_id, user_id, created_at) VALUES ($1, $2, $3)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n) SELECT guide_id, $4, 1 FROM ins
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $4, 1, clock_timestamp() FROM ins
 			-- clock_timestamp, not now(): a like that waited for the shard lock
 			-- must carry a stamp the once-a-second poll has not passed yet.
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + 1, updated_at = clock_timestamp()
@@ -62,7 +62,7 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 		err = s.db.Pool.QueryRow(ctx, `WITH del AS (
 			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2 RETURNING guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n) SELECT guide_id, $3, -1 FROM del
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $3, -1, clock_timestamp() FROM del
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n - 1, updated_at = clock_timestamp()
 			RETURNING 1
 		)
@@ -112,9 +112,9 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 			FROM (SELECT guide_id, 1 AS n FROM ins UNION ALL SELECT guide_id, -1 FROM del) d
 			GROUP BY guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n)
-			SELECT guide_id, floor(random() * $5)::smallint, n FROM delta WHERE n <> 0 ORDER BY guide_id
-			-- clock_timestamp: see likeOne.
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at)
+			SELECT guide_id, floor(random() * $5)::smallint, n, clock_timestamp() FROM delta WHERE n <> 0 ORDER BY guide_id
+			-- clock_timestamp, on a new row too: see likeOne.
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + excluded.n, updated_at = clock_timestamp()
 		)
 		-- Every statement in WITH sees the snapshot from before bump: add
