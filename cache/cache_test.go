@@ -125,16 +125,6 @@ func waitUntil(t testing.TB, limit time.Duration, what string, ok func() bool) t
 	return time.Since(start)
 }
 
-func redisClient(t testing.TB, url string) *redis.Client {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 // sameItems compares two answers field by field; distances to the bit.
 func sameItems(a, b []guides.Item) string {
 	if len(a) != len(b) {
@@ -188,7 +178,7 @@ func randomQuery(rng *rand.Rand) guides.NearbyQuery {
 func TestCachedNearbyEqualsTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
-	rdb := redisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
+	rdb := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
 	warm := startCache(t, store, rdb, cache.Options{})
 	small := startCache(t, store, nil, cache.Options{MaxTileGuides: 1000}) // dense tiles fall back
 	n := 2000
@@ -327,8 +317,8 @@ func TestWritesAreSeenByAnotherProcessAtOnce(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBCache)
 	storeA, storeB := gsql.NewGuides(db), gsql.NewGuides(db)
 	opt := cache.Options{LikePoll: 100 * time.Millisecond}
-	a := startCache(t, storeA, redisClient(t, url), opt)
-	b := startCache(t, storeB, redisClient(t, url), opt)
+	a := startCache(t, storeA, testkit.RedisClient(t, url), opt)
+	b := startCache(t, storeB, testkit.RedisClient(t, url), opt)
 	svc := guides.NewService(a, clock{}, []byte("k"), nil)
 	author := uuid.Must(uuid.NewV7()).String()
 	gsql.NewUsers(db).CreateUser(ctx, auth.User{ID: author, DisplayName: "w", Guest: true, CreatedAt: time.Now()})
@@ -390,11 +380,11 @@ func TestWritesAreSeenByAnotherProcessAtOnce(t *testing.T) {
 	t.Logf("delete seen after %s", took)
 
 	// A cold process reads from Redis the tiles a warm one has just built.
-	warm := startCache(t, gsql.NewGuides(db), redisClient(t, url), cache.Options{})
+	warm := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Options{})
 	busan := guides.NearbyQuery{Lat: 35.18, Lng: 129.07, RadiusM: 2000, Limit: 50}
 	warmUp(t, warm, func() { warm.Nearby(ctx, busan) })
 	time.Sleep(50 * time.Millisecond) // the copy to Redis is asynchronous
-	cold := startCache(t, gsql.NewGuides(db), redisClient(t, url), cache.Options{})
+	cold := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Options{})
 	want, _ := storeA.Nearby(ctx, busan)
 	// The first answer comes from PostgreSQL while the tiles load (from
 	// Redis) in the background; then from those tiles.
@@ -457,7 +447,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	srv := testkit.StartRedis(t)
-	warm := startCache(t, store, redisClient(t, srv.URL), cache.Options{})
+	warm := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Options{})
 	rng := rand.New(rand.NewPCG(9, 9))
 	check := func(c started, n int) time.Duration {
 		var worst time.Duration
@@ -478,7 +468,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	}
 	check(warm, 50)
 	srv.Stop()
-	cold := startCache(t, store, redisClient(t, srv.URL), cache.Options{})
+	cold := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Options{})
 	worst := check(cold, 100)
 	check(warm, 50)
 	t.Logf("Redis stopped: slowest of 100 answers %s", worst)
@@ -516,7 +506,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 		}
 	}()
 	defer func() { ln.Close(); <-accepted; close(release); conns.Wait() }()
-	hung := startCache(t, store, redisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Options{RedisTimeout: 200 * time.Millisecond})
+	hung := startCache(t, store, testkit.RedisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Options{RedisTimeout: 200 * time.Millisecond})
 	worst = check(hung, 30)
 	t.Logf("Redis hung: slowest of 30 answers %s", worst)
 	if worst > 1500*time.Millisecond {

@@ -18,7 +18,7 @@ func TestStartStopJoinsAndTolerates(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	rdb := redisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
+	rdb := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
 	if err := cache.New(store, store, cache.Options{Redis: rdb}).Stop(); err != nil {
 		t.Fatalf("stopping a cache never started: %v", err)
 	}

@@ -58,7 +58,7 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 		case <-t.done:
 			return t.err
 		case <-ctx.Done():
-			return c.late(ctx, t)
+			return late(ctx, t)
 		case c.slots <- struct{}{}:
 			batch := c.next()
 			if len(batch) > 0 {
@@ -75,7 +75,7 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 				case <-t.done:
 					return t.err
 				case <-ctx.Done():
-					return c.late(ctx, t)
+					return late(ctx, t)
 				}
 			}
 		}
@@ -84,7 +84,7 @@ func (c *combiner) do(ctx context.Context, t *take) error {
 
 // late is what a caller whose ctx ended gets: t's result if it came at the
 // same moment (select picks among ready cases at random), else ctx's error.
-func (c *combiner) late(ctx context.Context, t *take) error {
+func late(ctx context.Context, t *take) error {
 	select {
 	case <-t.done:
 		return t.err

@@ -20,18 +20,8 @@ import (
 	"github.com/guidepost/guidepost/ratelimit"
 )
 
-func client(t *testing.T, url string) *redis.Client {
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := redis.NewClient(opt)
-	t.Cleanup(func() { c.Close() })
-	return c
-}
-
 func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
-	l := ratelimit.New(client(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
+	l := ratelimit.New(testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
 	ctx := context.Background()
 	rate := guidepost.Rate{Name: "test", Count: 3, Period: time.Minute}
 	for i := range 3 {
@@ -58,8 +48,8 @@ func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
 // burst from many goroutines never gets more than the allowance.
 func TestProcessesShareOneCount(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBRateLimit)
-	a := ratelimit.New(client(t, url), ratelimit.Options{})
-	b := ratelimit.New(client(t, url), ratelimit.Options{})
+	a := ratelimit.New(testkit.RedisClient(t, url), ratelimit.Options{})
+	b := ratelimit.New(testkit.RedisClient(t, url), ratelimit.Options{})
 	rate := guidepost.Rate{Name: "burst", Count: 20, Period: time.Hour}
 	var mu sync.Mutex
 	allowed := 0
@@ -90,7 +80,7 @@ func TestRedisDownFailsOpenAndLogsOnce(t *testing.T) {
 	srv := testkit.StartRedis(t)
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
-	l := ratelimit.New(client(t, srv.URL), ratelimit.Options{
+	l := ratelimit.New(testkit.RedisClient(t, srv.URL), ratelimit.Options{
 		Registerer: reg, Log: slog.New(slog.NewTextHandler(&logs, nil)),
 		Backoff: 50 * time.Millisecond, LogEvery: time.Hour,
 	})
@@ -163,7 +153,7 @@ func (h *countScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // Checks made at once share script calls, and stay exact: 1,000 takes on
 // 50 keys of 10 each allow exactly 10 per key.
 func TestConcurrentTakesShareCallsAndStayExact(t *testing.T) {
-	c := client(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))
+	c := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))
 	hook := &countScripts{}
 	c.AddHook(hook)
 	l := ratelimit.New(c, ratelimit.Options{})
