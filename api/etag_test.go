@@ -21,7 +21,7 @@ import (
 
 // apiRedis is the package's Redis DB, emptied, for caches to share.
 func apiRedis(t *testing.T) *redis.Client {
-	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", DB: testkit.RedisDBAPI})
+	rdb := redis.NewClient(&redis.Options{Addr: testkit.RedisAddr(), DB: testkit.RedisDBAPI})
 	testkit.RedisURL(t, testkit.RedisDBAPI)
 	t.Cleanup(func() { rdb.Close() })
 	return rdb

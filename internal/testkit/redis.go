@@ -29,10 +29,20 @@ const (
 	RedisDBEvents    = 12
 )
 
+// RedisAddr is the shared server's address: 127.0.0.1:6379, or
+// GUIDEPOST_TEST_REDIS_ADDR, so two checkouts can run the same package's
+// tests at once, each against a Redis of its own.
+func RedisAddr() string {
+	if a := os.Getenv("GUIDEPOST_TEST_REDIS_ADDR"); a != "" {
+		return a
+	}
+	return "127.0.0.1:6379"
+}
+
 // RedisURL returns the shared server's URL for db, emptied first.
 func RedisURL(t testing.TB, db int) string {
 	t.Helper()
-	url := fmt.Sprintf("redis://127.0.0.1:6379/%d", db)
+	url := fmt.Sprintf("redis://%s/%d", RedisAddr(), db)
 	opt, _ := redis.ParseURL(url)
 	c := redis.NewClient(opt)
 	defer c.Close()
