@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build run test test-short lint-openapi bench testdata migrate seed chaos scaleout map-screenshot vendor-map
+.PHONY: stack stack-stop build run test test-short lint-openapi check-tree bench testdata migrate seed chaos scaleout map-screenshot vendor-map
 
 stack:
 	@bash scripts/stack.sh
@@ -29,9 +29,15 @@ run: stack build
 	@exec $(BIN) dev
 
 # Every test, against the real PostgreSQL+PostGIS, Redis and S3 server,
-# after the API document passes the linter.
-test: stack lint-openapi
+# after the API document passes the linter and git is found to track no
+# build output.
+test: check-tree stack lint-openapi
 	$(GO) test -race -count=1 -timeout 30m ./...
+
+# No executable binary tracked, nothing over 1 MiB outside testdata/ and
+# the vendored map files.
+check-tree:
+	@bash scripts/check-tree.sh
 
 # api/openapi.yaml against Redocly's recommended rules (installs the pinned
 # CLI into the tool cache on first use; needs node and npm).
