@@ -83,3 +83,26 @@ func TestWideWritesNotifyEveryTileWithoutAResync(t *testing.T) {
 		t.Fatalf("the listener read every version %d times, want once (at connect)", n)
 	}
 }
+
+// guides.QueryTerms counts the index terms guide_search_query makes of a
+// text search: exactly, for words and Hangul runs; a word joined by
+// punctuation may add its whole form too ("a-b" is 'a-b', 'a', 'b'), at
+// most doubling the count, or be one term (an address) where QueryTerms
+// counts its parts: the cap never lets through more than twice its terms.
+func TestQueryTermsCountsTheSearchTerms(t *testing.T) {
+	db := testkit.DB(t)
+	lexemes := func(q string) int {
+		return countRows(t, db, `SELECT count(*) FROM regexp_matches(guide_search_query($1)::text, '''[^'']*''', 'g')`, q)
+	}
+	for _, q := range []string{"카페", "집", "서울카페", "남산서울타워전망대", "palace", "Seoul palace night", "카페 coffee 집",
+		"서울카페에서 북촌", "abc def ghi jkl mno pqr stu vwx yz", "2024 여행", "ab 12 x"} {
+		if got, want := guides.QueryTerms(q), lexemes(q); got != want {
+			t.Errorf("QueryTerms(%q) = %d, the query has %d", q, got, want)
+		}
+	}
+	for _, q := range []string{"a-b c.d", "N서울타워", "co-op café", "e-mail@x.org"} {
+		if got, db := guides.QueryTerms(q), lexemes(q); db > 2*got {
+			t.Errorf("QueryTerms(%q) = %d, the query has %d", q, got, db)
+		}
+	}
+}
