@@ -76,8 +76,9 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// Guides is the caching decorator. Writes, single guides, likes and
-// clusters pass through to the store it wraps.
+// Guides is the caching decorator. Writes, single guides and likes pass
+// through to the store it wraps; clusterings and vector tiles are kept
+// while their area's stamp holds (areaMemo).
 type Guides struct {
 	guides.Store
 	src guides.TileSource
