@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/sync/singleflight"
 )
 
 // Check is one dependency that readiness reports on. A required check that
@@ -28,9 +29,12 @@ func (s *Server) healthz(c *gin.Context) {
 }
 
 // readyz reports every dependency's state and is 503 only when a required
-// one is down or the server drains.
+// one is down or the server drains. The states are at most readyMaxAge
+// old, from one check that every call within it shares: load balancers,
+// and anyone else, can poll as often as they like without each call
+// costing a database round trip and a billable S3 HeadBucket.
 func (s *Server) readyz(c *gin.Context) {
-	results := s.ready.check(c.Request.Context())
+	results := s.ready.within(c.Request.Context(), readyMaxAge)
 	status, word := http.StatusOK, "ready"
 	for _, chk := range s.deps.Checks {
 		switch {
@@ -49,19 +53,26 @@ func (s *Server) readyz(c *gin.Context) {
 	c.JSON(status, gin.H{"status": word, "checks": results})
 }
 
-// readiness runs the checks and remembers the last results, which the
-// per-dependency gauge reports.
+// readyMaxAge is how old the states /readyz reports may be: a dependency
+// that goes down turns it unready within about this much.
+const readyMaxAge = time.Second
+
+// readiness runs the checks and remembers the last results, which /readyz
+// and the per-dependency gauge report.
 type readiness struct {
 	checks []Check
+	now    func() time.Time
 	log    func(ctx context.Context, name string, err error)
+	flight singleflight.Group
 
 	mu   sync.Mutex
 	last map[string]string
-	at   time.Time
+	at   time.Time // when the check that gave last started
 }
 
 // check pings every dependency in parallel, each with a short deadline.
 func (r *readiness) check(ctx context.Context) map[string]string {
+	started := r.now()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
 	results := make(map[string]string, len(r.checks))
@@ -81,22 +92,34 @@ func (r *readiness) check(ctx context.Context) map[string]string {
 	}
 	wg.Wait()
 	r.mu.Lock()
-	r.last, r.at = results, time.Now()
+	if started.After(r.at) || r.last == nil {
+		r.last, r.at = results, started
+	}
 	r.mu.Unlock()
 	return results
 }
 
-// recent returns the last results, checking again when they are older
-// than maxAge, so a scrape neither pings on every call nor reports stale
-// states when no load balancer polls /readyz.
-func (r *readiness) recent(maxAge time.Duration) map[string]string {
+// within returns the last results if they are younger than maxAge, else
+// those of a new check, one at a time however many callers want it. The
+// check runs on without the caller that started it (bounded by its own
+// deadline), so a caller that gives up does not fail the others; one that
+// gives up gets the last results, or none.
+func (r *readiness) within(ctx context.Context, maxAge time.Duration) map[string]string {
 	r.mu.Lock()
 	last, at := r.last, r.at
 	r.mu.Unlock()
-	if last != nil && time.Since(at) < maxAge {
+	if last != nil && r.now().Sub(at) < maxAge {
 		return last
 	}
-	return r.check(context.Background())
+	ch := r.flight.DoChan("check", func() (any, error) {
+		return r.check(context.WithoutCancel(ctx)), nil
+	})
+	select {
+	case res := <-ch:
+		return res.Val.(map[string]string)
+	case <-ctx.Done():
+		return last
+	}
 }
 
 // readinessCollector exports guidepost_dependency_up{dependency}: 1 when
@@ -109,7 +132,7 @@ type readinessCollector struct {
 func (c readinessCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
 
 func (c readinessCollector) Collect(ch chan<- prometheus.Metric) {
-	for name, state := range c.r.recent(5 * time.Second) {
+	for name, state := range c.r.within(context.Background(), 5*time.Second) {
 		up := 0.0
 		if state == "ok" {
 			up = 1
@@ -119,7 +142,7 @@ func (c readinessCollector) Collect(ch chan<- prometheus.Metric) {
 }
 
 func newReadiness(deps Deps) *readiness {
-	r := &readiness{checks: deps.Checks, log: func(ctx context.Context, name string, err error) {
+	r := &readiness{checks: deps.Checks, now: deps.Clock.Now, log: func(ctx context.Context, name string, err error) {
 		deps.Log.WarnContext(ctx, "readiness check failed", "check", name, "err", err)
 	}}
 	if len(deps.Checks) > 0 {

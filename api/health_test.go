@@ -2,10 +2,15 @@ package api_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/http/httptest"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,5 +72,69 @@ func TestReadinessGatesOnPostgresOnly(t *testing.T) {
 	r = (&harness{t: t, srv: srv2}).do("GET", "/readyz", "", "")
 	if r.status != 503 || r.body["status"] != "unavailable" {
 		t.Fatalf("PostgreSQL down: %d %v", r.status, r.body)
+	}
+}
+
+// /readyz answers from one check at most a second old: however many calls
+// arrive at once or one after another, PostgreSQL and S3 are asked once a
+// second (an S3 HeadBucket is billed), and a dependency that goes down
+// still turns it unready at the next second.
+func TestReadinessSharesOneCheckASecond(t *testing.T) {
+	db := testkit.DB(t)
+	s3 := objstore.New(testkit.S3Config(t))
+	var pgPings, s3Pings atomic.Int64
+	var pgDown atomic.Bool
+	pg := api.Check{Name: "postgres", Ping: func(ctx context.Context) error {
+		pgPings.Add(1)
+		if pgDown.Load() {
+			return errors.New("down")
+		}
+		return db.Ping(ctx)
+	}}
+	s3Check := api.Check{Name: "s3", Optional: true, Ping: func(ctx context.Context) error {
+		s3Pings.Add(1)
+		return s3.Ping(ctx)
+	}}
+	c := &clock{}
+	c.now.Store(time.Now().UnixNano())
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+		Checks: []api.Check{pg, s3Check}, Clock: c})
+	srv := httptest.NewServer(s.Handler())
+	t.Cleanup(srv.Close)
+	h := &harness{t: t, srv: srv}
+
+	var wg sync.WaitGroup
+	statuses := make([]int, 100)
+	for i := range statuses {
+		wg.Go(func() {
+			resp, err := http.Get(srv.URL + "/readyz")
+			if err != nil {
+				return
+			}
+			resp.Body.Close()
+			statuses[i] = resp.StatusCode
+		})
+	}
+	wg.Wait()
+	for i, st := range statuses {
+		if st != 200 {
+			t.Fatalf("call %d: %d", i, st)
+		}
+	}
+	for range 100 {
+		if r := h.do("GET", "/readyz", "", ""); r.status != 200 || r.body["status"] != "ready" {
+			t.Fatalf("%d %v", r.status, r.body)
+		}
+	}
+	if pgPings.Load() != 1 || s3Pings.Load() != 1 {
+		t.Fatalf("200 calls within a second: %d PostgreSQL pings, %d HeadBuckets; want 1 each", pgPings.Load(), s3Pings.Load())
+	}
+	pgDown.Store(true)
+	c.now.Add(int64(time.Second))
+	if r := h.do("GET", "/readyz", "", ""); r.status != 503 || r.body["status"] != "unavailable" {
+		t.Fatalf("a second after PostgreSQL went down: %d %v", r.status, r.body)
+	}
+	if s3Pings.Load() != 2 {
+		t.Fatalf("%d HeadBuckets after a second, want 2", s3Pings.Load())
 	}
 }

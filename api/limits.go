@@ -29,6 +29,11 @@ type Rates struct {
 	Upload     guidepost.Rate // per account
 	GuideWrite guidepost.Rate // per account: create, edit, delete
 	Like       guidepost.Rate // per account: like and unlike
+	// Rename is per account: PATCH /v1/me. A rename bumps the cached tiles
+	// of every guide the account wrote (lists show the author's name), so
+	// every API process drops and reloads them: it is the widest write one
+	// request can make.
+	Rename guidepost.Rate
 }
 
 // limit refuses a request over r with 429, counting it under the key by

@@ -116,3 +116,32 @@ func TestLoginFailuresAnswer429(t *testing.T) {
 func authLimits(l *ratelimit.Redis, perAddr int) auth.LoginLimits {
 	return auth.LoginLimits{Limiter: l, PerAddr: guidepost.Rate{Name: "login_ip", Count: perAddr, Period: 10 * time.Minute}}
 }
+
+// A rename bumps every cached tile of the account's guides on every API
+// process: an account gets RATE_RENAMES_PER_USER of them, then 429, and
+// another account still renames.
+func TestRenamesAreLimitedPerAccount(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Limiter = limiter(t)
+		d.Rates.Rename = guidepost.Rate{Name: "rename", Count: 2, Period: 24 * time.Hour}
+	})
+	h := &harness{t: t, srv: srv}
+	token, other := guestToken(t, srv.URL), guestToken(t, srv.URL)
+	for i := range 2 {
+		r := h.do("PATCH", "/v1/me", token, `{"display_name":"name `+string(rune('a'+i))+`"}`)
+		if r.status != 200 || r.header.Get("RateLimit-Policy") != `"rename";q=2;w=86400` {
+			t.Fatalf("rename %d: %d %v %v", i, r.status, r.body, r.header)
+		}
+	}
+	r := h.do("PATCH", "/v1/me", token, `{"display_name":"name c"}`)
+	problem(t, r, 429)
+	if r.body["type"] != "/problems/rate_limited" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("%v %v", r.body, r.header)
+	}
+	if me := h.do("GET", "/v1/me", token, ""); me.body["display_name"] != "name b" {
+		t.Fatalf("the refused rename changed the name: %v", me.body)
+	}
+	if r := h.do("PATCH", "/v1/me", other, `{"display_name":"other"}`); r.status != 200 {
+		t.Fatalf("another account: %d %v", r.status, r.body)
+	}
+}

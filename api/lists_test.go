@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"os"
 	"slices"
 	"strings"
@@ -313,6 +314,30 @@ func TestViewportPagesAndTextSearch(t *testing.T) {
 	} {
 		if a := c.call("GET", bad, "", nil); a.status != 400 {
 			t.Errorf("GET %s: %d %s", bad, a.status, a.raw)
+		}
+	}
+}
+
+// q holds at most guides.MaxQueryTerms terms: past them 400 naming q with
+// too_many, on nearby and viewport alike.
+func TestTextSearchTermsAreCapped(t *testing.T) {
+	c := newContract(t)
+	h := &harness{t: t, srv: c.srv}
+	// A word is a term; a Hangul run of n syllables is n−1 (its pairs).
+	fits := []string{"abc def ghi 남산서울타워", "남산서울타워전망대", "a-b c.d e f g h"}
+	over := []string{"abc def ghi jkl mno pqr stu vwx yz", "남산서울타워전망대역", "a-b c.d e f g h i"}
+	for _, path := range []string{"/v1/guides/nearby?lat=35&lng=128&q=", "/v1/guides?bbox=127.99,34.99,128.01,35.01&q="} {
+		for _, q := range fits {
+			if r := h.do("GET", path+url.QueryEscape(q), "", ""); r.status != 200 {
+				t.Fatalf("GET %s%s: %d %v", path, q, r.status, r.body)
+			}
+		}
+		for _, q := range over {
+			r := h.do("GET", path+url.QueryEscape(q), "", "")
+			problem(t, r, 400, "q")
+			if fe := r.body["errors"].([]any)[0].(map[string]any); fe["code"] != "too_many" {
+				t.Fatalf("q=%s: %v", q, r.body)
+			}
 		}
 	}
 }

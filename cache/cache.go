@@ -76,8 +76,9 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// Guides is the caching decorator. Writes, single guides, likes and
-// clusters pass through to the store it wraps.
+// Guides is the caching decorator. Writes, single guides and likes pass
+// through to the store it wraps; clusterings and vector tiles are kept
+// while their area's stamp holds (areaMemo).
 type Guides struct {
 	guides.Store
 	src guides.TileSource
@@ -93,10 +94,11 @@ type Guides struct {
 	// committed meanwhile had raised (its ETag would then never change).
 	feedMu sync.Mutex
 
-	likes   *likeOverlay
-	likesAt atomic.Int64 // when the overlay was last read (unix nanos)
-	stamps  *areaStamps  // versions and like counts per area, for ETags
-	vtiles  vectorTiles
+	likes    *likeOverlay
+	likesAt  atomic.Int64 // when the overlay was last read (unix nanos)
+	stamps   *areaStamps  // versions and like counts per area, for ETags
+	vtiles   *areaMemo[guides.VectorTileQuery, []byte]
+	clusters *areaMemo[guides.ClusterQuery, []guides.Cluster]
 
 	prefix    atomic.Pointer[string] // Redis key prefix, once the namespace is known
 	redisDown atomic.Int64           // unix nanos until which Redis is skipped
@@ -120,7 +122,8 @@ func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 	opt = opt.withDefaults()
 	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
 		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps()}
-	c.vtiles = newVectorTiles(opt.TileBytes)
+	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
+	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
 		MaximumWeight: opt.L1Bytes,
 		Weigher:       func(_ int64, e *entry) uint32 { return e.weight },

@@ -19,6 +19,7 @@ type metrics struct {
 	synced        prometheus.Gauge
 	overlay       prometheus.Gauge
 	vectorTiles   *prometheus.CounterVec // result
+	clusters      *prometheus.CounterVec // result
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -68,6 +69,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "guidepost_guides_cache_vector_tiles_total",
 			Help: "Vector tile requests by result: hit (served from memory), miss (cut by PostgreSQL), uncached (the cache was not following versions).",
 		}, []string{"result"}),
+		clusters: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_clusters_total",
+			Help: "Clustering requests by result: hit (served from memory), miss (counted by PostgreSQL), uncached (the cache was not following versions).",
+		}, []string{"result"}),
 		synced: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_synced",
 			Help: "1 while the cache follows tile versions from PostgreSQL; 0 sends every query to the database.",
@@ -75,7 +80,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers,
-			m.invalidations, m.redisErrors, m.synced, m.overlay, m.vectorTiles)
+			m.invalidations, m.redisErrors, m.synced, m.overlay, m.vectorTiles, m.clusters)
 	}
 	return m
 }

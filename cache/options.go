@@ -26,6 +26,7 @@ type Options struct {
 	MaxBBoxGuides int           // 50,000 guides a viewport may read
 	L1Bytes       uint64        // 256 MiB
 	TileBytes     uint64        // 64 MiB of encoded vector tiles
+	ClusterBytes  uint64        // 32 MiB of clusterings (a whole-world map at zoom 5 is ~2 MB)
 	// FillConcurrency (1) is how many batches of missing tiles load at
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
@@ -73,6 +74,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TileBytes == 0 {
 		o.TileBytes = 64 << 20
+	}
+	if o.ClusterBytes == 0 {
+		o.ClusterBytes = 32 << 20
 	}
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)

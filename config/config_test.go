@@ -188,7 +188,8 @@ func TestLimitsParse(t *testing.T) {
 	if l.LoginEmail != (guidepost.Rate{Name: "login_email", Count: 5, Period: time.Minute}) || !l.Like.Off() || l.Like.Name != "like" {
 		t.Errorf("rates: %+v %+v", l.LoginEmail, l.Like)
 	}
-	if l.Signup != (guidepost.Rate{Name: "signup", Count: 10, Period: time.Hour}) || l.UploadsPerUser != 4 {
+	if l.Signup != (guidepost.Rate{Name: "signup", Count: 10, Period: time.Hour}) || l.UploadsPerUser != 4 ||
+		l.Rename != (guidepost.Rate{Name: "rename", Count: 10, Period: 24 * time.Hour}) {
 		t.Errorf("defaults: %+v", l)
 	}
 	if l.UploadMinRate != 8<<10 || l.QuotaBytes != 1<<30 || !reflect.DeepEqual(l.TrustedProxies, []string{"10.0.0.0/8", "127.0.0.1"}) {

@@ -35,6 +35,14 @@ const (
 
 	// MaxQueryChars bounds a text search (q).
 	MaxQueryChars = 100
+	// MaxQueryTerms bounds the terms of a text search (see QueryTerms).
+	// Every term is one more posting list of the full-text index to read
+	// and intersect, a prefix term (a Latin word of three letters or more)
+	// every lexeme that starts with it, and a phrase a position check per
+	// candidate: 100 characters used to allow 25 prefix terms. Eight hold
+	// any search a person types (four words, or one Hangul compound of
+	// nine syllables).
+	MaxQueryTerms = 8
 
 	MaxZoom = 22
 	// MaxClusterCells bounds a clustering answer: a whole-world map at zoom
@@ -342,8 +350,44 @@ func checkText(f *guidepost.Fields, q string) string {
 		f.Add("q", guidepost.FINVALIDCHARS, guidepost.TextProblem(q, false))
 	case strings.IndexFunc(q, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0:
 		f.Add("q", guidepost.FINVALIDFORMAT, "must contain a letter or a digit")
+	case QueryTerms(q) > MaxQueryTerms:
+		f.Add("q", guidepost.FTOOMANY, fmt.Sprintf("has %d search terms, more than %d: a word is one term, a Hangul word of n syllables n−1 (its syllable pairs)",
+			QueryTerms(q), MaxQueryTerms))
 	}
 	return q
+}
+
+// QueryTerms counts the index terms guide_search_query (migrations) makes
+// of q: q is cut into runs of Hangul syllables and runs of anything else
+// but spaces; a Hangul run of n syllables is the phrase of its n−1
+// syllable pairs (one term for a single syllable), any other run one term
+// per word of letters or digits in it (punctuation alone is none).
+func QueryTerms(q string) int {
+	n, hangul, word := 0, 0, false
+	endHangul := func() {
+		if hangul > 0 {
+			n += max(1, hangul-1)
+		}
+		hangul = 0
+	}
+	for _, r := range q {
+		switch {
+		case r >= '가' && r <= '힣':
+			word = false
+			hangul++
+		case unicode.IsLetter(r) || unicode.IsNumber(r):
+			endHangul()
+			if !word {
+				n++
+			}
+			word = true
+		default:
+			endHangul()
+			word = false
+		}
+	}
+	endHangul()
+	return n
 }
 
 // nearbyQuery validates p; the cursor is checked against the query it must

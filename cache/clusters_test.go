@@ -1,0 +1,83 @@
+package cache_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/guides"
+	gsql "github.com/guidepost/guidepost/sql"
+)
+
+// A clustering from memory is the database's, for any viewport, zoom and
+// tag, asked once (counted by PostgreSQL) or again (kept); what a caller
+// does to the slice it gets does not reach the kept answer; and after a
+// write in its area the next answer is the database's new one.
+func TestCachedClustersEqualTheDatabase(t *testing.T) {
+	ctx := context.Background()
+	db, store := seeded(t)
+	c := startCache(t, store, nil, cache.Options{})
+	rng := rand.New(rand.NewPCG(5, 6))
+	var queries []guides.ClusterQuery
+	for i := range 200 {
+		q := randomQuery(rng)
+		zoom := rng.IntN(17)
+		w := 0.01 * float64(int(1)<<max(0, 13-zoom)) * (1 + rng.Float64()*8) // a few cells wide
+		b := guides.BBox{MinLng: max(q.Lng-w, -180), MinLat: max(q.Lat-w/2, -85), MaxLng: min(q.Lng+w, 180), MaxLat: min(q.Lat+w/2, 85)}
+		if i%10 == 0 {
+			b = guides.BBox{MinLng: -180, MinLat: -85, MaxLng: 180, MaxLat: 85}
+			zoom = rng.IntN(5)
+		}
+		queries = append(queries, guides.ClusterQuery{BBox: b, Zoom: zoom, Tag: q.Tag, WithTop: i%4 == 1})
+	}
+	check := func(q guides.ClusterQuery, what string) {
+		t.Helper()
+		want, err := store.Clusters(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 {
+			got, err := c.Clusters(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s %+v:\n got %+v\nwant %+v", what, q, got, want)
+			}
+			for i := range got { // as the service rounds in place
+				got[i].Count, got[i].Lat = -1, 0
+			}
+		}
+	}
+	for _, q := range queries {
+		check(q, "clusters")
+	}
+	if n := c.value("guidepost_guides_cache_clusters_total", "hit"); n < 200 {
+		t.Errorf("only %.0f clusterings answered from memory", n)
+	}
+
+	author := uuid.Must(uuid.NewV7()).String()
+	if err := gsql.NewUsers(db).CreateUser(ctx, auth.User{ID: author, DisplayName: "w", Guest: true, CreatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	g := guides.NewGuide{ID: uuid.Must(uuid.NewV7()).String(), AuthorID: author, Title: "new", Lat: 36.1, Lng: 128.1,
+		Tags: []string{"food"}, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+	if err := gsql.NewGuides(db).CreateGuide(ctx, g); err != nil { // another process's write
+		t.Fatal(err)
+	}
+	world := guides.ClusterQuery{BBox: guides.BBox{MinLng: -180, MinLat: -85, MaxLng: 180, MaxLat: 85}, Zoom: 3}
+	want, _ := store.Clusters(ctx, world)
+	waitUntil(t, time.Second, "the new guide in the world's clusters", func() bool {
+		got, _ := c.Clusters(ctx, world)
+		return reflect.DeepEqual(got, want)
+	})
+	for _, q := range queries {
+		check(q, "after a write")
+	}
+}
