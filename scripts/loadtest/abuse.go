@@ -113,9 +113,9 @@ func runMixedDoor(ctx context.Context, cfg *Config, d *scenarioDef, base string,
 func doorsSummary(cfg *Config, base string, setup SetupInfo, all *recorder) Summary {
 	s := Summary{Scenario: "abuse", Target: base, StartedAt: all.t0, FinishedAt: time.Now(), Command: cfg.CommandLine,
 		Host: hostInfo(), Setup: setup, Worker: WorkerInfo{State: cmp.Or(cfg.workerState, "unknown")}}
-	dur := s.FinishedAt.Sub(all.t0)
+	dur := time.Duration(len(cfg.Attack.sideDoors())) * cfg.Attack.DoorTime // the attacked halves'
 	all.fill(&s, dur)
-	s.Load = LoadInfo{Model: "open", Rate: cfg.Attack.ProbeRate, DurationS: cfg.Attack.DoorTime.Seconds(), ActualS: round(dur.Seconds(), 3)}
+	s.Load = LoadInfo{Model: "open", Rate: cfg.Attack.ProbeRate, DurationS: dur.Seconds(), ActualS: round(dur.Seconds(), 3)}
 	s.Timeline = nil // the halves are spread over the whole run
 	return s
 }

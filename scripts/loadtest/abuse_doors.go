@@ -42,7 +42,10 @@ type DoorResult struct {
 	Sent     int64                     `json:"attacker_requests"`
 	AttackS  float64                   `json:"attack_s"`
 	QuietS   float64                   `json:"quiet_wait_s,omitempty"` // waited for the photo queue before the baseline
-	Note     string                    `json:"note,omitempty"`
+	// CPU is where the host's cores went in the attacked half: a generator
+	// hogging them is the attack's cost to this host, not the server's.
+	CPU  CPUSplit `json:"cpu_attacked"`
+	Note string   `json:"note,omitempty"`
 }
 
 // ProbePhase is the probe's traffic in one half of a door.
@@ -143,7 +146,11 @@ func runDoor(ctx context.Context, cfg *Config, base string, atk *attacker, p *pr
 	wg.Go(func() { d.run(actx, door) })
 	if sleepCtx(actx, doorLeadIn) {
 		cfg.Log.Info("abuse: door attacked half", "door", door)
+		apiPid, workerPid := cfg.procs.pids()
+		m0, s0 := markCPU(apiPid, workerPid), p.serverCPU(ctx, base)
 		r.Attacked = p.phase(ctx, all)
+		m1, s1 := markCPU(apiPid, workerPid), p.serverCPU(ctx, base)
+		r.CPU = cpuSplit(m0, m1, pick(s0 >= 0 && s1 >= 0, s1-s0, -1), cfg.workerState == "paused")
 	}
 	cancel()
 	wg.Wait()
@@ -171,6 +178,15 @@ func waitQuiet(ctx context.Context, cfg *Config, p *probe, base string) float64 
 	}
 }
 
+// serverCPU is the server's CPU seconds from /metrics, or -1.
+func (p *probe) serverCPU(ctx context.Context, base string) float64 {
+	snap, err := scrapeMetrics(ctx, p.metrics, base)
+	if err != nil || !snap.hasCPU {
+		return -1
+	}
+	return snap.cpu
+}
+
 // verdict is the door's PASS or FAIL against the goal.
 func (r DoorResult) verdict() string {
 	if r.Pass {
@@ -181,9 +197,9 @@ func (r DoorResult) verdict() string {
 
 // line is the door in one line, for the log and the BENCHMARKS row.
 func (r DoorResult) line() string {
-	return fmt.Sprintf("%s %s: p95 %.1f → %.1f ms (×%.2f), probe 5xx %d, no answer %d; attacker sent %d: %s",
+	return fmt.Sprintf("%s %s: p95 %.1f → %.1f ms (×%.2f), probe 5xx %d, no answer %d; attacker sent %d: %s; cores server/worker/generator/others %s",
 		r.Door, r.verdict(), r.Baseline.Latency.P95, r.Attacked.Latency.P95, r.P95Ratio,
-		r.Attacked.FiveXX, r.Attacked.NoAnswer, r.Sent, tallies(r.Attacker))
+		r.Attacked.FiveXX, r.Attacked.NoAnswer, r.Sent, tallies(r.Attacker), r.CPU.Label())
 }
 
 // tallies writes activity → status counts: "login: 503 × 4, 429 × 2; me: …".
@@ -209,10 +225,11 @@ func doorTable(doors []DoorResult) []string {
 		return nil
 	}
 	out := []string{fmt.Sprintf("side doors (goal: probe p95 within %.1f×, no 5xx):", doorGoal),
-		fmt.Sprintf("  %-15s %8s %10s %7s %6s %9s %7s  %s", "door", "alone ms", "attacked", "×", "5xx", "no answer", "verdict", "attacker")}
+		fmt.Sprintf("  %-15s %8s %10s %7s %6s %9s %7s  %-28s %s", "door", "alone ms", "attacked", "×", "5xx", "no answer", "verdict",
+			"cores srv/wrk/gen/others", "attacker")}
 	for _, r := range doors {
-		out = append(out, fmt.Sprintf("  %-15s %8.1f %10.1f %7.2f %6d %9d %7s  sent %d: %s", r.Door, r.Baseline.Latency.P95,
-			r.Attacked.Latency.P95, r.P95Ratio, r.Attacked.FiveXX, r.Attacked.NoAnswer, r.verdict(), r.Sent, tallies(r.Attacker)))
+		out = append(out, fmt.Sprintf("  %-15s %8.1f %10.1f %7.2f %6d %9d %7s  %-28s sent %d: %s", r.Door, r.Baseline.Latency.P95,
+			r.Attacked.Latency.P95, r.P95Ratio, r.Attacked.FiveXX, r.Attacked.NoAnswer, r.verdict(), r.CPU.Label(), r.Sent, tallies(r.Attacker)))
 	}
 	return out
 }

@@ -23,10 +23,17 @@ import (
 // host's: a loop spinning on instant 429s would measure the generator.
 const refusedPause = 50 * time.Millisecond
 
+// idleRedial is the pause before an idle connection that ended is opened
+// again: its strength is the connections it holds, and 300 connections
+// redialling at once after a fast refusal would only measure the
+// generator's CPU.
+const idleRedial = 250 * time.Millisecond
+
 // idleBodies holds IdleConns connections, each sending the headers of a
 // JSON request that announce 99 bytes, one byte of body, then nothing:
 // half on POST /v1/auth/login (public), half on PATCH /v1/me (signed in).
-// Whenever the server answers or closes one, it is opened again; those
+// Whenever the server answers or closes one, it is opened again (after
+// idleRedial); those
 // still waiting when the attack stops are counted "held".
 func (d *doorAttack) idleBodies(ctx context.Context) {
 	u, _ := url.Parse(d.a.base)
@@ -45,9 +52,7 @@ func (d *doorAttack) idleBodies(ctx context.Context) {
 					return
 				}
 				d.tally.add(activity, code)
-				if code == 0 || rejected(code) {
-					sleepCtx(ctx, refusedPause)
-				}
+				sleepCtx(ctx, idleRedial)
 			}
 		})
 	}
