@@ -284,7 +284,7 @@ func newDoorAttack(a *attacker, cfg attackConfig) *doorAttack {
 }
 
 // dropped counts an arrival the generator had no worker for.
-func (d *doorAttack) dropped() { d.tally.add("dropped_by_generator", 0) }
+func (d *doorAttack) dropped() { d.tally.addKey("generator", "dropped") }
 
 // spend takes one request from the door's budget; false once it is spent.
 func (d *doorAttack) spend() bool { return d.sent.Add(1) <= int64(d.cfg.DoorMax) }

@@ -36,7 +36,7 @@ func TestAbuseSideDoorsAgainstTheRealBinary(t *testing.T) {
 	cfg := smokeConfig("abuse", srv.URL)
 	cfg.VUs, cfg.Drain = 20, 10*time.Second
 	cfg.Attack.Doors = side
-	cfg.Attack.DoorTime, cfg.Attack.ProbeRate = 2*time.Second, 10
+	cfg.Attack.DoorTime, cfg.Attack.ProbeRate = 3*time.Second, 10
 	cfg.Attack.IdleConns, cfg.Attack.UploadFloods, cfg.Attack.UpgradesPerS = 8, 2, 10
 	cfg.Attack.ClusterConc, cfg.Attack.RefreshesPerS, cfg.Attack.DoorMax = 2, 20, 300
 	sum := mustRun(t, cfg)

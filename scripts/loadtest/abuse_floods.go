@@ -149,7 +149,7 @@ func (d *doorAttack) directUpload(ctx context.Context, token string, data []byte
 // the attacker's own account with a wrong current password.
 func (d *doorAttack) upgradeFlood(ctx context.Context) {
 	taken := []string{d.a.own.email, d.a.honest.email}
-	paced(ctx, d.cfg.UpgradesPerS, 64, d.dropped, func(i int) {
+	paced(ctx, d.cfg.UpgradesPerS, floodWorkers(d.cfg.UpgradesPerS), d.dropped, func(i int) {
 		if !d.spend() {
 			return
 		}
@@ -181,7 +181,7 @@ func (d *doorAttack) worldClusters(ctx context.Context) {
 			for ctx.Err() == nil && d.spend() {
 				j := rand.Float64() * 0.01
 				b := bbox{minLng: -180 + j, minLat: -85 + j, maxLng: 180 - j, maxLat: 85 - j}
-				zoom := strconv.FormatFloat(rand.Float64()*7, 'f', 2, 64)
+				zoom := strconv.FormatFloat(float64(rand.IntN(700))/100, 'f', 2, 64) // 0.00–6.99: 7 is too fine for the world
 				code := d.a.get(ctx, "/v1/guides/clusters?bbox="+b.param()+"&zoom="+zoom)
 				if ctx.Err() != nil {
 					return
@@ -203,7 +203,7 @@ func (d *doorAttack) worldClusters(ctx context.Context) {
 func (d *doorAttack) refreshFlood(ctx context.Context) {
 	var mu sync.Mutex
 	cur := d.a.spareRefresh()
-	paced(ctx, d.cfg.RefreshesPerS, 128, d.dropped, func(i int) {
+	paced(ctx, d.cfg.RefreshesPerS, floodWorkers(d.cfg.RefreshesPerS), d.dropped, func(i int) {
 		if !d.spend() {
 			return
 		}
@@ -231,6 +231,10 @@ func (d *doorAttack) refreshFlood(ctx context.Context) {
 		}
 	})
 }
+
+// floodWorkers are enough senders for perS answers that take up to a
+// second each (a refused argon2 slot waits that long), within bounds.
+func floodWorkers(perS float64) int { return min(max(64, int(perS)), 1024) }
 
 // paced calls fn(i) at perS a second on workers goroutines, open loop: a
 // slow answer does not slow the sender down; an arrival with every worker
