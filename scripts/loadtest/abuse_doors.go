@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -204,14 +205,9 @@ func (r DoorResult) line() string {
 
 // tallies writes activity → status counts: "login: 503 × 4, 429 × 2; me: …".
 func tallies(m map[string]map[string]int) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + ": " + counts(m[k])
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+": "+counts(m[k]))
 	}
 	if len(parts) == 0 {
 		return "nothing answered"

@@ -21,14 +21,7 @@ func TestAbuseSideDoorsAgainstTheRealBinary(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real server")
 	}
-	s3 := testkit.S3Config(t)
-	env := []string{
-		"DATABASE_URL=" + testkit.DatabaseURL(t),
-		"REDIS_URL=" + testkit.RedisURL(t, testkit.RedisDBLoadtest),
-		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
-		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
-		"LOG_LEVEL=warn", "WORKER_CONCURRENCY=1", "HTTP_TRUSTED_PROXIES=127.0.0.1",
-	}
+	env := realStackEnv(t, "WORKER_CONCURRENCY=1") // the limits as shipped
 	addr := fmt.Sprintf("127.0.0.1:%d", testkit.FreePort(t))
 	srv := testkit.Start(t, env, addr, "dev")
 
