@@ -56,7 +56,7 @@ func newProbe(ctx context.Context, cfg *Config, base string, fx *fixture) (*prob
 	n := max(int(cfg.Attack.ProbeRate*cfg.Attack.DoorTime.Seconds()), probeCycle)
 	p := &probe{cfg: cfg, base: base, n: n, tiles: newTileTrace(cfg.Seed, 20, n),
 		hc: probeHTTPClient(cfg.Timeout), metrics: newHTTPClient(cfg.Timeout, 2),
-		email: "probe-" + strconv.FormatInt(time.Now().UnixNano(), 36) + "@example.com", password: "probe steady pace"}
+		email: probeEmail, password: "probe steady pace"}
 	if err := p.signup(ctx); err != nil {
 		p.close()
 		return nil, err
@@ -86,6 +86,13 @@ func (p *probe) close() {
 	p.metrics.CloseIdleConnections()
 }
 
+// probeEmail is one account for every run: a server that already has it
+// (an earlier run) logs it in, so runs do not spend the probe address's
+// sign-ups.
+const probeEmail = "guidepost-load-probe@example.com"
+
+// signup signs the probe up, or logs it in when its account exists (409)
+// or its address may sign up no more (429).
 func (p *probe) signup(ctx context.Context) error {
 	body, _ := json.Marshal(map[string]string{"email": p.email, "password": p.password, "display_name": "Probe"})
 	var s struct {
@@ -94,8 +101,13 @@ func (p *probe) signup(ctx context.Context) error {
 	c := &client{base: p.base, hc: p.hc, rec: newRecorder(time.Now())}
 	o := c.retrying(ctx, request{kind: "probe_signup", method: http.MethodPost, path: "/v1/auth/signup",
 		ctype: "application/json", out: &s}, 4, jsonBody(body))
+	if o.code == http.StatusConflict || o.code == http.StatusTooManyRequests {
+		login, _ := json.Marshal(map[string]string{"email": p.email, "password": p.password})
+		o = c.retrying(ctx, request{kind: "probe_login", method: http.MethodPost, path: "/v1/auth/login",
+			ctype: "application/json", out: &s}, 4, jsonBody(login))
+	}
 	if !o.ok() || s.AccessToken == "" {
-		return fmt.Errorf("abuse: the probe's sign-up from %s: HTTP %d (%s)", probeAddr, o.code, o.fail)
+		return fmt.Errorf("abuse: the probe's sign-up or log-in from %s: HTTP %d (%s)", probeAddr, o.code, o.fail)
 	}
 	tok := "Bearer " + s.AccessToken
 	p.token.Store(&tok)
