@@ -3,8 +3,10 @@
 # attacker, against a fresh `guidepost serve` and `worker` with their own database, Redis DB
 # and bucket, and the limits as shipped. The generator plays a load
 # balancer: each user, and the attacker, sends its own X-Forwarded-For,
-# which the server trusts from 127.0.0.1 only. Extra flags go to the tool
-# (e.g. -duration 30s for each half).
+# which the server trusts from 127.0.0.1 only; the side doors' probe dials
+# from 127.0.0.2. Extra flags go to the tool (e.g. -duration 30s for each
+# mixed half, -abuse-doors idle-body,upload-flood). ABUSE_SEED_GUIDES=N
+# first loads N generated guides into the fresh database.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,5 +25,8 @@ redis-cli -u "$REDIS_URL" FLUSHDB >/dev/null
 bash scripts/stack.sh >/dev/null   # creates $S3_BUCKET
 go build -o bin/guidepost ./cmd/guidepost
 bin/guidepost migrate
+if [ "${ABUSE_SEED_GUIDES:-0}" -gt 0 ]; then
+  bin/guidepost seed --guides "$ABUSE_SEED_GUIDES"
+fi
 
 exec go run ./scripts/loadtest abuse -target "http://$ADDR" -server-bin bin/guidepost -start-server always "$@"

@@ -27,6 +27,19 @@ type attackConfig struct {
 	LoginsPerS   float64 `json:"logins_per_s"`    // wrong-password log-ins
 	CraftedEvery float64 `json:"crafted_every_s"` // one hostile file each (0: none)
 	Scans        int     `json:"scan_bomb_scans"`
+
+	// The side doors (abuse_doors.go): which run, each half's length, the
+	// probe's rate, each attack's strength and its bound on requests.
+	Doors         []string      `json:"doors"`
+	DoorTime      time.Duration `json:"-"`
+	DoorSeconds   float64       `json:"door_half_s"`
+	ProbeRate     float64       `json:"probe_rate"`
+	IdleConns     int           `json:"idle_conns"`
+	UploadFloods  int           `json:"upload_flood_loops"`
+	UpgradesPerS  float64       `json:"upgrades_per_s"`
+	ClusterConc   int           `json:"cluster_conc"`
+	RefreshesPerS float64       `json:"refreshes_per_s"`
+	DoorMax       int           `json:"door_max_requests"`
 }
 
 // attacker runs every attack until its context ends; stop joins them all.
@@ -35,9 +48,11 @@ type attacker struct {
 	base    string
 	hc      *http.Client
 	tokens  []string
+	refresh []string // the guests' refresh tokens, as tokens
 	files   [][]byte
 	victims []string
 	honest  struct{ email, password string }
+	own     struct{ email, token string } // the attacker's own account ("": none)
 
 	mu     sync.Mutex
 	counts map[string]map[string]int // activity → status → answers
@@ -60,14 +75,12 @@ func newAttacker(base string, cfg attackConfig) *attacker {
 // throughout from an address of its own.
 func (a *attacker) prepare(ctx context.Context, nonce string) error {
 	for range 64 {
-		var s struct {
-			AccessToken string `json:"access_token"`
-		}
+		var s sessionAnswer
 		code, _ := a.post(ctx, "/v1/auth/guest", attackerAddr, "", []byte("{}"), &s)
 		if code != 201 {
 			break // the address's guest allowance is spent
 		}
-		a.tokens = append(a.tokens, s.AccessToken)
+		a.tokens, a.refresh = append(a.tokens, s.AccessToken), append(a.refresh, s.RefreshToken)
 	}
 	if len(a.tokens) == 0 {
 		return fmt.Errorf("abuse: the attacker could not create a single guest account")
@@ -81,7 +94,21 @@ func (a *attacker) prepare(ctx context.Context, nonce string) error {
 	if code, _ := a.post(ctx, "/v1/auth/signup", "198.51.100.10", "", body, nil); code != 201 {
 		return fmt.Errorf("abuse: honest account signup: HTTP %d", code)
 	}
+	// The attacker's own account, whose password the upgrade flood guesses
+	// at; without it (its address's sign-ups spent) that flood only upgrades.
+	own := "attacker-" + nonce + "@example.com"
+	body, _ = json.Marshal(map[string]string{"email": own, "password": "attacker's own one", "display_name": "Attacker"})
+	var s sessionAnswer
+	if code, _ := a.post(ctx, "/v1/auth/signup", attackerAddr, "", body, &s); code == 201 {
+		a.own.email, a.own.token = own, s.AccessToken
+	}
 	return nil
+}
+
+// sessionAnswer is the part of a session the attacker keeps.
+type sessionAnswer struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
 }
 
 func (a *attacker) run(ctx context.Context) {
@@ -176,40 +203,14 @@ func (a *attacker) slowUpload(ctx context.Context, token string) int {
 // logins sends wrong passwords for a few accounts at LoginsPerS, open loop:
 // a slow answer does not slow the attacker down.
 func (a *attacker) logins(ctx context.Context) {
-	const workers = 128
-	tokens := make(chan int, workers)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for i := range tokens {
-				body, _ := json.Marshal(map[string]string{"email": a.victims[i%len(a.victims)], "password": "guess-" + strconv.Itoa(i)})
-				code, _ := a.post(ctx, "/v1/auth/login", attackerAddr, "", body, nil)
-				if ctx.Err() == nil {
-					a.count("login", code)
-				}
-			}
-		})
-	}
-	defer wg.Wait()
-	defer close(tokens)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	per, sent := a.cfg.LoginsPerS/100, 0.0
-	for i := 0; ; {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	dropped := func() { a.count("login_dropped", 0) } // every worker busy: the generator, not the server, is the limit
+	paced(ctx, a.cfg.LoginsPerS, 128, dropped, func(i int) {
+		body, _ := json.Marshal(map[string]string{"email": a.victims[i%len(a.victims)], "password": "guess-" + strconv.Itoa(i)})
+		code, _ := a.post(ctx, "/v1/auth/login", attackerAddr, "", body, nil)
+		if ctx.Err() == nil {
+			a.count("login", code)
 		}
-		for sent += per; sent >= 1; sent-- {
-			select {
-			case tokens <- i:
-				i++
-			default:
-				a.count("login_dropped", 0) // every worker busy: the generator, not the server, is the limit
-			}
-		}
-	}
+	})
 }
 
 // crafted uploads a hostile file (distinct bytes each time) every

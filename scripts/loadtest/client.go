@@ -31,6 +31,9 @@ type client struct {
 	// trusts the generator as a proxy, so per-address limits see many
 	// clients, as behind a load balancer, and the attacker apart).
 	forwardUsers bool
+	// tee, when not nil, records every request too (abuse: the probe's
+	// attacked halves, all side doors together, are the run's totals).
+	tee *recorder
 
 	next atomic.Uint64 // anonymous requests take the targets in turn
 }
@@ -110,6 +113,9 @@ func (c *client) do(ctx context.Context, r request) outcome {
 		fk, msg = failBadAnswer, derr.Error()
 	}
 	c.rec.record(r.kind, start, lat, code, fk, msg, in, max(r.size, 0))
+	if c.tee != nil {
+		c.tee.record(r.kind, start, lat, code, fk, msg, in, max(r.size, 0))
+	}
 	return outcome{code: code, fail: fk, retryAfter: retry}
 }
 

@@ -86,8 +86,10 @@ func defaultConfig() Config {
 		StepLen:      30 * time.Second, StepStart: 5, StepMax: 10240, StepRefine: 2,
 		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
 		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
-		Log:    slog.New(slog.DiscardHandler),
-		Attack: attackConfig{SlowUploads: 256, SlowRate: 1 << 10, LoginsPerS: 1000, CraftedEvery: 0.5, Scans: 2000},
+		Log: slog.New(slog.DiscardHandler),
+		Attack: attackConfig{SlowUploads: 256, SlowRate: 1 << 10, LoginsPerS: 1000, CraftedEvery: 0.5, Scans: 2000,
+			Doors: doorOrder, DoorTime: 20 * time.Second, ProbeRate: 20, IdleConns: 300, UploadFloods: 8,
+			UpgradesPerS: 200, ClusterConc: 32, RefreshesPerS: 1000, DoorMax: 200_000},
 	}
 }
 
@@ -137,6 +139,11 @@ func (c *Config) resolve() error {
 	c.Users = max(c.Users, minUsers, c.VUs)
 	if c.Log == nil {
 		c.Log = slog.New(slog.DiscardHandler)
+	}
+	if c.Scenario == "abuse" {
+		if err := c.Attack.resolve(); err != nil {
+			return err
+		}
 	}
 	return c.validate(d)
 }
@@ -212,6 +219,9 @@ func (c *Config) hardDeadline() time.Duration {
 	d := c.SetupTimeout + c.Duration + c.Drain + c.LikeSettle + 2*c.Timeout + 30*time.Second
 	if c.Scenario == "abuse" || c.Scenario == "tiles" { // two halves (tiles: the API, then the floor)
 		d += c.Duration + c.Drain + c.LikeSettle + 30*time.Second
+	}
+	if c.Scenario == "abuse" {
+		d += c.Attack.doorsTime(c.Drain)
 	}
 	if c.Scenario == "coldstart" || c.StartServer != "never" {
 		d += 2*c.ReadyTimeout + 30*time.Second

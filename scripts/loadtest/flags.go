@@ -75,8 +75,10 @@ Scenarios:
              reports the ceiling (the highest rate held)
   coldstart  starts a fresh 'guidepost serve', 200 req/s of -on (mixed) as soon as /readyz answers;
              -cold-floor compares with a fresh server whose cache is off
-  abuse      mixed with 200 VUs, alone then beside an attacker (slow uploads, a log-in flood,
-             hostile files); the server must trust 127.0.0.1 as a proxy (HTTP_TRUSTED_PROXIES)
+  abuse      doors (-abuse-doors), each measured alone then attacked: mixed (200 VUs beside slow
+             uploads, a log-in flood, hostile files), then side doors measured by a probe from
+             127.0.0.2 (idle JSON bodies, upgrade/password flood, world clusters, refresh flood,
+             direct-upload flood); the server must trust 127.0.0.1 as a proxy (HTTP_TRUSTED_PROXIES)
   bench      the standard set with short durations (make bench), < 10 min on 2 cores
 
 Flags:
@@ -162,5 +164,22 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.Float64Var(&c.Attack.LoginsPerS, "abuse-logins", c.Attack.LoginsPerS, "abuse: wrong-password log-ins per second")
 	fs.Float64Var(&c.Attack.CraftedEvery, "abuse-crafted-every", c.Attack.CraftedEvery, "abuse: seconds between hostile file uploads (0: none)")
 	fs.IntVar(&c.Attack.Scans, "abuse-scans", c.Attack.Scans, "abuse: scans in the scan-bomb JPEG (real encoders write ~10)")
+	fs.Func("abuse-doors", "abuse: doors to run, comma-separated, of "+strings.Join(doorOrder, ",")+" (default: all)", func(v string) error {
+		c.Attack.Doors = nil
+		for _, d := range strings.Split(v, ",") {
+			if d = strings.TrimSpace(d); d != "" {
+				c.Attack.Doors = append(c.Attack.Doors, d)
+			}
+		}
+		return nil
+	})
+	fs.DurationVar(&c.Attack.DoorTime, "abuse-door-duration", c.Attack.DoorTime, "abuse: each half of each side door (the probe alone, then attacked)")
+	fs.Float64Var(&c.Attack.ProbeRate, "abuse-probe-rate", c.Attack.ProbeRate, "abuse: the well-behaved probe's requests per second (nearby, viewport, tile, log-in)")
+	fs.IntVar(&c.Attack.IdleConns, "abuse-idle-conns", c.Attack.IdleConns, "abuse idle-body: connections holding an idle JSON body")
+	fs.IntVar(&c.Attack.UploadFloods, "abuse-upload-floods", c.Attack.UploadFloods, "abuse upload-flood: the guest's direct uploads at once")
+	fs.Float64Var(&c.Attack.UpgradesPerS, "abuse-upgrades", c.Attack.UpgradesPerS, "abuse upgrade-flood: upgrades and password changes per second")
+	fs.IntVar(&c.Attack.ClusterConc, "abuse-clusters", c.Attack.ClusterConc, "abuse world-clusters: world cluster requests at once")
+	fs.Float64Var(&c.Attack.RefreshesPerS, "abuse-refreshes", c.Attack.RefreshesPerS, "abuse refresh-flood: refreshes per second")
+	fs.IntVar(&c.Attack.DoorMax, "abuse-door-max", c.Attack.DoorMax, "abuse: at most this many requests per side-door attack")
 	fs.StringVar(&c.BenchJSON, "bench-json", "", "bench: raw JSON of the run (default: BENCHMARKS.json next to -benchmarks)")
 }

@@ -88,3 +88,38 @@ func TestAlsoSpreadsUsersOverProcesses(t *testing.T) {
 		t.Fatalf("spread = %v, want 4 each", seen)
 	}
 }
+
+// -abuse-doors takes doors in any order and runs them in doorOrder; an
+// unknown door or an empty list is refused, and the side doors' time is in
+// the run's hard deadline.
+func TestAbuseDoorsFlag(t *testing.T) {
+	cfg, err := parseFlags([]string{"abuse", "-abuse-doors", "upload-flood, idle-body", "-abuse-door-duration", "5s"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.resolve(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Attack.Doors; len(got) != 2 || got[0] != "idle-body" || got[1] != "upload-flood" {
+		t.Errorf("doors %v, want [idle-body upload-flood]", got)
+	}
+	mixedOnly := cfg
+	mixedOnly.Attack.Doors = []string{mixedDoor}
+	if cfg.Attack.DoorSeconds != 5 || cfg.hardDeadline() < mixedOnly.hardDeadline()+2*2*5*time.Second {
+		t.Errorf("door half %v s; deadline %v, without side doors %v", cfg.Attack.DoorSeconds, cfg.hardDeadline(), mixedOnly.hardDeadline())
+	}
+	all := defaultConfig()
+	all.Scenario = "abuse"
+	if err := all.resolve(); err != nil || len(all.Attack.Doors) != len(doorOrder) {
+		t.Errorf("default doors %v: %v", all.Attack.Doors, err)
+	}
+	for _, doors := range []string{"idle-body,front-door", ","} {
+		cfg, err := parseFlags([]string{"abuse", "-abuse-doors", doors}, io.Discard)
+		if err == nil {
+			err = cfg.resolve()
+		}
+		if err == nil {
+			t.Errorf("-abuse-doors %q accepted", doors)
+		}
+	}
+}

@@ -106,6 +106,14 @@ func headlines(s *Summary) []string {
 		out = append(out, fmt.Sprintf("coldstart: p95 %.1f ms against %.1f ms with the cache off (%.2f×); cache off: %d rejected (503)",
 			s.Totals.Latency.P95, f.CacheOff.Latency.P95, f.CacheOff.P95Ratio, f.CacheOff.Rejected))
 	}
+	if a := s.Abuse; a != nil {
+		if a.Mixed {
+			verdict := map[bool]string{true: "PASS", false: "FAIL"}[a.GoalMet]
+			out = append(out, fmt.Sprintf("abuse mixed %s: p95 %.1f → %.1f ms (×%.2f), errors %.2f %% → %.2f %%; attacker: %s", verdict,
+				a.Baseline.Latency.P95, a.Attacked.Latency.P95, a.P95Ratio, 100*a.Baseline.ErrorRate, 100*a.Attacked.ErrorRate, tallies(a.Attacker.Answers)))
+		}
+		out = append(out, doorTable(a.Doors)...)
+	}
 	if s.ServerCPU.Available {
 		out = append(out, fmt.Sprintf("server CPU: %.1f s during load (%.2f cores); generator %.1f s (%.2f cores)",
 			s.ServerCPU.LoadSeconds, s.ServerCPU.LoadCores, s.Generator.Seconds, s.Generator.Cores))
