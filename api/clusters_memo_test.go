@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -30,18 +27,7 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	plain := mapServer(t, db, gsql.NewGuides(db)) // no cache: PostgreSQL counts every answer
 	// Like counts are read at start, then not for an hour: the test counts
 	// every connection taken from the pool.
-	store := gsql.NewGuides(db)
-	c := cache.New(store, store, cache.Options{Registerer: prometheus.NewRegistry(), LikePoll: time.Hour})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Stop() })
-	h := mapServer(t, db, c)
-	for deadline := time.Now().Add(10 * time.Second); h.conditionalGet("/v1/tiles/0/0/0.mvt", "").etag == ""; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no ETag after 10 s")
-		}
-	}
+	h := cachedMapServer(t, db, apiRedis(t), time.Hour)
 	var paths []string
 	for z := range 6 {
 		paths = append(paths, fmt.Sprintf("/v1/guides/clusters?bbox=-180,-85,180,85&zoom=%d", z))
