@@ -15,8 +15,9 @@ import (
 // World-scale clusterings (the whole world at low zooms, a country) are
 // answered from memory while their area is unchanged: byte for byte the
 // database's answer, repeated requests without If-None-Match take no
-// connection from the pool, and a new guide shows in the next answer
-// within a second, on a process that did not write it.
+// connection from the pool and are sent as the bytes built for their
+// version, and a new guide shows in the next answer within a second, on a
+// process that did not write it.
 func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
@@ -52,7 +53,7 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	}
 	same("first answers")
 	time.Sleep(200 * time.Millisecond) // background work the first answers started
-	before := db.Pool.Stat().AcquireCount()
+	hits, before := memoHits(t, h), db.Pool.Stat().AcquireCount()
 	for range 10 {
 		for _, path := range paths {
 			body(h, path)
@@ -60,6 +61,10 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	}
 	if n := db.Pool.Stat().AcquireCount() - before; n != 0 {
 		t.Fatalf("%d world-scale clusterings took %d connections from the pool", 10*len(paths), n)
+	}
+	// Nor were they encoded again: the bytes are kept by version.
+	if n := memoHits(t, h) - hits; n != 10*len(paths) {
+		t.Fatalf("%d of %d world-scale clusterings sent from the answers kept by version", n, 10*len(paths))
 	}
 	// The count does see queries: a viewport never asked before is counted
 	// by PostgreSQL.
