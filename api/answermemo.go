@@ -4,6 +4,7 @@ import (
 	"hash/maphash"
 	"sync/atomic"
 
+	"github.com/maypok86/otter/v2"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -32,12 +33,50 @@ type memoAnswer struct {
 func newAnswerMemo(reg prometheus.Registerer) *answerMemo {
 	m := &answerMemo{seed: maphash.MakeSeed(),
 		hits: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_answer_memo_hits_total",
-			Help: "Anonymous list answers sent from the answers kept by version."}),
+			Help: "Anonymous list and cluster answers sent from the answers kept by version."}),
 		kept: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_answer_memo_kept_total",
-			Help: "List answers kept by version (each may replace another in its slot)."}),
+			Help: "List and cluster answers kept by version (each may replace another in its slot)."}),
 	}
 	reg.MustRegister(m.hits, m.kept)
 	return m
+}
+
+// clusterMemo keeps clustering answers by version, as answerMemo keeps
+// lists, counted in its metrics. Clusterings are few and large (a world
+// map at zoom 5 is ~10,000 clusters, ~1.5 MB), so they are weighed by
+// size in one bounded cache rather than given fixed slots: a hot world
+// map is encoded once per version, not per request.
+type clusterMemo struct {
+	l1         *otter.Cache[string, []byte]
+	hits, kept prometheus.Counter
+}
+
+const clusterMemoBytes = 32 << 20
+
+func (m *answerMemo) forClusters() *clusterMemo {
+	return &clusterMemo{hits: m.hits, kept: m.kept, l1: otter.Must(&otter.Options[string, []byte]{
+		MaximumWeight: clusterMemoBytes,
+		Weigher:       func(v string, b []byte) uint32 { return uint32(len(v) + len(b)) },
+	})}
+}
+
+func (m *clusterMemo) get(version string) []byte {
+	if version == "" {
+		return nil
+	}
+	b, ok := m.l1.GetIfPresent(version)
+	if ok {
+		m.hits.Inc()
+	}
+	return b
+}
+
+func (m *clusterMemo) put(version string, body []byte) {
+	if version == "" {
+		return
+	}
+	m.l1.Set(version, body)
+	m.kept.Inc()
 }
 
 func (m *answerMemo) slot(version string) *atomic.Pointer[memoAnswer] {

@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -18,8 +15,9 @@ import (
 // World-scale clusterings (the whole world at low zooms, a country) are
 // answered from memory while their area is unchanged: byte for byte the
 // database's answer, repeated requests without If-None-Match take no
-// connection from the pool, and a new guide shows in the next answer
-// within a second, on a process that did not write it.
+// connection from the pool and are sent as the bytes built for their
+// version, and a new guide shows in the next answer within a second, on a
+// process that did not write it.
 func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
@@ -30,18 +28,7 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	plain := mapServer(t, db, gsql.NewGuides(db)) // no cache: PostgreSQL counts every answer
 	// Like counts are read at start, then not for an hour: the test counts
 	// every connection taken from the pool.
-	store := gsql.NewGuides(db)
-	c := cache.New(store, store, cache.Options{Registerer: prometheus.NewRegistry(), LikePoll: time.Hour})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Stop() })
-	h := mapServer(t, db, c)
-	for deadline := time.Now().Add(10 * time.Second); h.conditionalGet("/v1/tiles/0/0/0.mvt", "").etag == ""; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("no ETag after 10 s")
-		}
-	}
+	h := cachedMapServer(t, db, apiRedis(t), time.Hour)
 	var paths []string
 	for z := range 6 {
 		paths = append(paths, fmt.Sprintf("/v1/guides/clusters?bbox=-180,-85,180,85&zoom=%d", z))
@@ -66,7 +53,7 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	}
 	same("first answers")
 	time.Sleep(200 * time.Millisecond) // background work the first answers started
-	before := db.Pool.Stat().AcquireCount()
+	hits, before := memoHits(t, h), db.Pool.Stat().AcquireCount()
 	for range 10 {
 		for _, path := range paths {
 			body(h, path)
@@ -74,6 +61,10 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 	}
 	if n := db.Pool.Stat().AcquireCount() - before; n != 0 {
 		t.Fatalf("%d world-scale clusterings took %d connections from the pool", 10*len(paths), n)
+	}
+	// Nor were they encoded again: the bytes are kept by version.
+	if n := memoHits(t, h) - hits; n != 10*len(paths) {
+		t.Fatalf("%d of %d world-scale clusterings sent from the answers kept by version", n, 10*len(paths))
 	}
 	// The count does see queries: a viewport never asked before is counted
 	// by PostgreSQL.

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"sort"
@@ -375,12 +376,18 @@ func (s *Server) guideClusters(c *gin.Context) {
 	if done {
 		return
 	}
+	if body := s.clusters.get(v); body != nil {
+		c.Header("ETag", etag(v))
+		c.Header("Cache-Control", mapCacheControl)
+		c.Data(http.StatusOK, answerType, body)
+		return
+	}
 	clusters, err := s.deps.Guides.Clusters(c.Request.Context(), p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	validators(c, v, version)
+	held := validators(c, v, version)
 	out := make([]clusterJSON, len(clusters))
 	for i, cl := range clusters {
 		b := cl.Bounds
@@ -390,5 +397,13 @@ func (s *Server) guideClusters(c *gin.Context) {
 			out[i].ExpansionZoom = &cl.ExpansionZoom
 		}
 	}
-	c.JSON(http.StatusOK, gin.H{"clusters": out})
+	body, err := json.Marshal(gin.H{"clusters": out})
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if held {
+		s.clusters.put(v, body)
+	}
+	c.Data(http.StatusOK, answerType, body)
 }

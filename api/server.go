@@ -66,6 +66,7 @@ type Server struct {
 	handlers inflight
 	uploads  *uploadGate
 	answers  *answerMemo
+	clusters *clusterMemo
 
 	streamEnd  streamEnd
 	eventsSent *prometheus.CounterVec
@@ -80,6 +81,7 @@ func New(deps Deps) *Server {
 	s.ready = newReadiness(deps)
 	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
 	s.answers = newAnswerMemo(deps.Registry)
+	s.clusters = s.answers.forClusters()
 	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
