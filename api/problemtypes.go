@@ -49,8 +49,8 @@ var problemDocs = map[string]problemDoc{
 		"A fault on the server's side. It is logged with the request_id: quote it when you report the problem."},
 	codeMethodNotAllowed: {"Method not allowed",
 		"This address exists but does not take this method."},
-	codeBodyTimeout: {"Upload too slow",
-		"The upload stalled or arrived slower than the server's minimum rate; the connection was closed. Send it again on a better connection."},
+	codeBodyTimeout: {"Body too slow",
+		"The request body (an upload or any other) stalled or arrived slower than the server's minimum rate; the connection was closed. Send it again on a better connection."},
 }
 
 // fieldCodeDocs explains each code a field error may carry. The codes are

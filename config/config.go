@@ -96,6 +96,9 @@ type Limits struct {
 	UploadsPerAddr int            // UPLOAD_MAX_PER_IP: one client address's uploads at once
 	UploadMinRate  int64          // UPLOAD_MIN_RATE: bytes/s a body must keep up after the grace
 	UploadGrace    time.Duration  // UPLOAD_MIN_RATE_GRACE
+	BodiesPerAddr  int            // BODY_MAX_PER_IP: other bodies one client address may be sending at once
+	BodyMinRate    int64          // BODY_MIN_RATE: bytes/s such a body must keep up after the grace
+	BodyGrace      time.Duration  // BODY_MIN_RATE_GRACE
 	Signup         guidepost.Rate // RATE_SIGNUP_PER_IP
 	Guest          guidepost.Rate // RATE_GUEST_PER_IP
 	LoginIP        guidepost.Rate // RATE_LOGIN_FAILURES_PER_IP
@@ -163,6 +166,9 @@ func Parse(getenv func(string) string) (Config, error) {
 			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", 16, 1),
 			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", 32<<10),
 			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", 10*time.Second, time.Nanosecond),
+			BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", 16, 1),
+			BodyMinRate:    e.bytes("BODY_MIN_RATE", 8<<10),
+			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", 5*time.Second, time.Nanosecond),
 			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
 			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
