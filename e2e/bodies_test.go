@@ -25,7 +25,7 @@ func fromAddr(ip string) *http.Client {
 
 // idleBodies keeps n connections each sending path's headers and one byte
 // of a 99-byte JSON body, then nothing; a connection the server closes is
-// opened again a second later, until ctx ends. sent is closed once all n
+// opened again two seconds later, until ctx ends. sent is closed once all n
 // have sent their byte once.
 func idleBodies(ctx context.Context, wg *sync.WaitGroup, addr, path, token string, n int, sent chan<- struct{}) {
 	var first sync.WaitGroup
@@ -51,7 +51,7 @@ func idleBodies(ctx context.Context, wg *sync.WaitGroup, addr, path, token strin
 				}
 				select {
 				case <-ctx.Done():
-				case <-time.After(time.Second):
+				case <-time.After(2 * time.Second):
 				}
 			}
 		})
@@ -88,7 +88,7 @@ func p95(d []time.Duration) time.Duration {
 // 300 idle JSON bodies on log-in and 300 on a signed-in guide write, all
 // from one address, leave another address's map reads and log-ins
 // answering as fast as before (within twice their p95 without the attack,
-// plus 50 ms for a shared 2-core machine's noise). Before bodies were read
+// plus 100 ms for a shared 2-core machine's noise). Before bodies were read
 // ahead of admission, each idle body held one of the 256 slots for 15 s,
 // and every other request waited a second for one and got 503.
 func TestIdleBodiesDoNotStallOtherClients(t *testing.T) {
@@ -119,9 +119,9 @@ func TestIdleBodiesDoNotStallOtherClients(t *testing.T) {
 		{"tile", "GET", fmt.Sprintf("/v1/tiles/12/%d/%d.mvt", x, y), "", 200},
 		{"login", "POST", "/v1/auth/login", login, 200},
 	}
-	measure := func(phase string) map[string][]time.Duration {
-		took := map[string][]time.Duration{}
-		for range 60 {
+	before, during := map[string][]time.Duration{}, map[string][]time.Duration{}
+	measure := func(phase string, took map[string][]time.Duration) {
+		for range 20 {
 			for _, r := range reads {
 				d, err := sample(victim, r.method, api.base+r.path, r.body, r.want)
 				if err != nil {
@@ -130,18 +130,34 @@ func TestIdleBodiesDoNotStallOtherClients(t *testing.T) {
 				took[r.name] = append(took[r.name], d)
 			}
 		}
-		return took
 	}
-	measure("warm-up")
-	before := measure("before the attack")
+	measure("warm-up", map[string][]time.Duration{})
+	// Quiet and attacked phases alternate, so the load the machine's other
+	// work puts on both is much the same.
+	for range 3 {
+		measure("before the attack", before)
+		attack(t, addr, attackerToken, func() { measure("during the attack", during) })
+	}
+	for _, r := range reads {
+		base, now := p95(before[r.name]), p95(during[r.name])
+		t.Logf("%s: p95 %v before, %v during the attack", r.name, base, now)
+		if now > 2*base+100*time.Millisecond {
+			t.Errorf("%s: p95 %v during the attack, %v before", r.name, now, base)
+		}
+	}
+}
 
+// attack runs measure while 300 idle bodies hang on log-in and 300 on a
+// signed-in guide write, all from 127.0.0.1, and ends them before it
+// returns.
+func attack(t *testing.T, addr, token string, measure func()) {
 	ctx, stop := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer stop()
 	loginSent, writeSent := make(chan struct{}), make(chan struct{})
 	idleBodies(ctx, &wg, addr, "/v1/auth/login", "", 300, loginSent)
-	idleBodies(ctx, &wg, addr, "/v1/guides", attackerToken, 300, writeSent)
+	idleBodies(ctx, &wg, addr, "/v1/guides", token, 300, writeSent)
 	for _, sent := range []chan struct{}{loginSent, writeSent} {
 		select {
 		case <-sent:
@@ -150,15 +166,5 @@ func TestIdleBodiesDoNotStallOtherClients(t *testing.T) {
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // for the server to have read the first bytes
-	during := measure("during the attack")
-	stop()
-	wg.Wait()
-
-	for _, r := range reads {
-		base, now := p95(before[r.name]), p95(during[r.name])
-		t.Logf("%s: p95 %v before, %v during the attack", r.name, base, now)
-		if now > 2*base+50*time.Millisecond {
-			t.Errorf("%s: p95 %v during the attack, %v before", r.name, now, base)
-		}
-	}
+	measure()
 }
