@@ -302,7 +302,7 @@ func (s *Server) memoized(c *gin.Context, v string) bool {
 		return false
 	}
 	c.Header("ETag", etag(v))
-	c.Header("Cache-Control", mapCacheControl)
+	c.Header("Cache-Control", mapCacheControl(c))
 	listHeaders(c)
 	c.Data(http.StatusOK, answerType, body)
 	return true

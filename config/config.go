@@ -42,7 +42,7 @@ type Config struct {
 	DrainDelay        time.Duration
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
-	MetricsAddr       string        // METRICS_ADDR: serve the API's /metrics there instead of on HTTP_ADDR
+	MetricsAddr       string        // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 	Limits            Limits
@@ -111,6 +111,11 @@ type Limits struct {
 	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
 }
 
+// MetricsPublic, as METRICS_ADDR, serves the API's /metrics on HTTP_ADDR
+// beside the API: anyone who reaches the API then reads its metrics, so it
+// is asked for by name, never a default.
+const MetricsPublic = "public"
+
 // Parse reads every setting through getenv (os.Getenv in main, a map in
 // tests) and reports every bad value at once.
 func Parse(getenv func(string) string) (Config, error) {
@@ -138,7 +143,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
 		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
 		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
-		MetricsAddr:       e.str("METRICS_ADDR", ""),
+		MetricsAddr:       e.str("METRICS_ADDR", "127.0.0.1:9090"),
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
