@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -34,8 +35,9 @@ func (l *BodyLimits) defaults() {
 // bodyGate receives the small bodies (JSON, at most maxJSONBody) ahead of
 // admission, counting them per client address.
 type bodyGate struct {
-	lim      BodyLimits
-	inflight tally
+	lim       BodyLimits
+	inflight  tally // by address, and an IPv6 client's wider prefixes
+	receiving atomic.Int64
 
 	refused, slow prometheus.Counter
 }
@@ -50,19 +52,9 @@ func newBodyGate(lim BodyLimits, reg prometheus.Registerer) *bodyGate {
 	})
 	receiving := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "guidepost_body_receiving", Help: "Request bodies (not uploads) being received now, before admission.",
-	}, g.receiving)
+	}, func() float64 { return float64(g.receiving.Load()) })
 	reg.MustRegister(g.refused, g.slow, receiving)
 	return g
-}
-
-func (g *bodyGate) receiving() float64 {
-	g.inflight.mu.Lock()
-	defer g.inflight.mu.Unlock()
-	n := 0
-	for _, v := range g.inflight.n {
-		n += v
-	}
-	return float64(n)
 }
 
 // receive reads a request's body into memory under the minimum rate and
@@ -74,7 +66,7 @@ func (g *bodyGate) receive(c *gin.Context) {
 		c.Next()
 		return
 	}
-	keys := []capped{{"a:" + clientAddr(c), g.lim.PerAddr}}
+	keys := addrCaps(c, "a:", g.lim.PerAddr)
 	if g.inflight.enter(keys...) >= 0 {
 		g.refused.Inc()
 		c.Header("Connection", "close") // the body stays unread
@@ -83,7 +75,9 @@ func (g *bodyGate) receive(c *gin.Context) {
 			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(g.lim.PerAddr), RetryAfter: time.Second}})
 		return
 	}
+	g.receiving.Add(1)
 	body, err := g.read(c)
+	g.receiving.Add(-1)
 	g.inflight.leave(keys...)
 	if err != nil {
 		fail(c, err)

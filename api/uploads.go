@@ -70,8 +70,8 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 }
 
 func (g *uploadGate) admit(c *gin.Context) {
-	user, addr := auth.UserID(c.Request.Context()), clientAddr(c)
-	if who := g.enter(user, addr); who != "" {
+	keys := append([]capped{{"u:" + auth.UserID(c.Request.Context()), g.lim.PerUser}}, addrCaps(c, "a:", g.lim.PerAddr)...)
+	if who := g.enter(keys); who != "" {
 		g.refused.WithLabelValues("per_" + who).Inc()
 		c.Header("Connection", "close") // the body stays unread
 		n := g.lim.PerUser
@@ -83,7 +83,7 @@ func (g *uploadGate) admit(c *gin.Context) {
 			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(n), RetryAfter: time.Second}})
 		return
 	}
-	defer g.leave(user, addr)
+	defer g.inflight.leave(keys...)
 	select {
 	case g.slots <- struct{}{}:
 	default:
@@ -105,22 +105,16 @@ func (g *uploadGate) admit(c *gin.Context) {
 	c.Next()
 }
 
-// enter counts one more upload for user and addr, or names which of the
-// two is at its cap.
-func (g *uploadGate) enter(user, addr string) (atCap string) {
-	switch g.inflight.enter(g.keys(user, addr)...) {
+// enter counts one more upload under the account's key (first) and the
+// address's, or names which of the two is at its cap.
+func (g *uploadGate) enter(keys []capped) (atCap string) {
+	switch g.inflight.enter(keys...) {
+	case -1:
+		return ""
 	case 0:
 		return "account"
-	case 1:
-		return "address"
 	}
-	return ""
-}
-
-func (g *uploadGate) leave(user, addr string) { g.inflight.leave(g.keys(user, addr)...) }
-
-func (g *uploadGate) keys(user, addr string) []capped {
-	return []capped{{"u:" + user, g.lim.PerUser}, {"a:" + addr, g.lim.PerAddr}}
+	return "address"
 }
 
 // errBodyTooSlow cuts a body that fell behind the minimum rate.
