@@ -130,6 +130,7 @@ func (s *Server) me(c *gin.Context) {
 		fail(c, err)
 		return
 	}
+	c.Header("Cache-Control", "no-store") // an email address and account state
 	c.JSON(http.StatusOK, toUserJSON(u))
 }
 

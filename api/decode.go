@@ -19,17 +19,14 @@ import (
 
 // Time a client gets to send a body. The server has no global ReadTimeout,
 // since a 15 MB photo from a phone on a slow network legitimately takes a
-// minute; instead each route bounds its own body, so slow senders cannot
-// hold the concurrency slots that every other request needs.
+// minute; instead an upload's body is bounded by the upload gate and every
+// other body by the body gate (bodies.go), each under a minimum rate, so
+// slow senders cannot hold the concurrency slots that every other request
+// needs.
 const (
 	jsonBodyTime   = 15 * time.Second
 	uploadBodyTime = 3 * time.Minute
 )
-
-func bodyDeadline(c *gin.Context, d time.Duration) {
-	// Only fails for writers without deadline support (test recorders).
-	_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(d))
-}
 
 // maxJSONBody bounds every JSON request body. The largest legitimate one is
 // a guide with a 10,000-character body (≤ 40 KB of UTF-8).
@@ -46,7 +43,6 @@ func decodeJSON(c *gin.Context, dst any) error {
 	if err := jsonContentType(c); err != nil {
 		return err
 	}
-	bodyDeadline(c, jsonBodyTime)
 	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, maxJSONBody))
 	var tooBig *http.MaxBytesError
 	switch {

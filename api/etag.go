@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/guidepost/guidepost/auth"
 )
 
 // Map reads (tiles, nearby, viewport, clusters) carry a strong ETag: the
@@ -36,7 +38,7 @@ func conditional(c *gin.Context, version func() (string, error)) (v string, done
 	tag := etag(v)
 	if tag != "" && matchesIfNoneMatch(c.GetHeader("If-None-Match"), tag) {
 		c.Header("ETag", tag)
-		c.Header("Cache-Control", mapCacheControl)
+		c.Header("Cache-Control", mapCacheControl(c))
 		c.Status(http.StatusNotModified)
 		return v, true
 	}
@@ -50,7 +52,7 @@ func validators(c *gin.Context, v string, version func() (string, error)) (held 
 		c.Header("ETag", etag(v))
 		held = true
 	}
-	c.Header("Cache-Control", mapCacheControl)
+	c.Header("Cache-Control", mapCacheControl(c))
 	return held
 }
 
@@ -66,6 +68,14 @@ func matchesIfNoneMatch(header, tag string) bool {
 	return false
 }
 
-// mapCacheControl lets any cache keep a map answer but use it only after
-// asking (a 304 costs the server a hash and the client no body).
-const mapCacheControl = "public, no-cache"
+// mapCacheControl lets any cache keep an anonymous map answer but use it
+// only after asking (a 304 costs the server a hash and the client no
+// body); a signed-in caller's (their own likes and counts) only their own
+// cache: Vary: Authorization alone would trust every shared cache to key
+// on the header.
+func mapCacheControl(c *gin.Context) string {
+	if auth.UserID(c.Request.Context()) != "" {
+		return "private, no-cache"
+	}
+	return "public, no-cache"
+}

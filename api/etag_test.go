@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,5 +222,35 @@ func TestListETagsNameTheirBytes(t *testing.T) {
 	_, header, _ := h.send("GET", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000", token, "", nil)
 	if header.Get("ETag") != "" || !strings.Contains(header.Get("Vary"), "Authorization") {
 		t.Fatalf("a signed-in caller's list: ETag %q, Vary %q", header.Get("ETag"), header.Get("Vary"))
+	}
+}
+
+// An anonymous map read may be kept by any cache; one asked with a bearer
+// token only by the caller's own (its likes and counts are theirs), and
+// GET /v1/me by none: Vary: Authorization alone would trust every shared
+// cache to key on the header.
+func TestSignedInAnswersArePrivate(t *testing.T) {
+	_, h := threeGuidesAtCityHall(t, time.Hour)
+	_, token := signupGuest(t, h)
+	id := h.doRaw("POST", "/v1/guides", token, "application/json",
+		strings.NewReader(`{"title":"mine","lat":37.5666,"lng":126.9781}`), 201)["id"].(string)
+	for _, path := range append(slices.Clone(mapReads), "/v1/guides/"+id) {
+		anon, _, _ := h.send("GET", path, "", "", nil)
+		_, anonHeader, _ := h.send("GET", path, "", "", nil)
+		status, header, body := h.send("GET", path, token, "", nil)
+		if anon != 200 || status != 200 {
+			t.Fatalf("GET %s: %d anonymous, %d signed in: %s", path, anon, status, body)
+		}
+		if cc := header.Get("Cache-Control"); !strings.HasPrefix(cc, "private") {
+			t.Errorf("GET %s signed in: Cache-Control %q", path, cc)
+		}
+		if cc := anonHeader.Get("Cache-Control"); strings.Contains(cc, "private") || path != "/v1/guides/"+id && cc != "public, no-cache" {
+			t.Errorf("GET %s anonymous: Cache-Control %q", path, cc)
+		}
+	}
+	for _, path := range []string{"/v1/me", "/v1/me/guides"} {
+		if status, header, body := h.send("GET", path, token, "", nil); status != 200 || header.Get("Cache-Control") != "no-store" {
+			t.Errorf("GET %s: %d, Cache-Control %q: %s", path, status, header.Get("Cache-Control"), body)
+		}
 	}
 }

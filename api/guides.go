@@ -303,7 +303,7 @@ func (s *Server) memoized(c *gin.Context, v string) bool {
 		return false
 	}
 	c.Header("ETag", etag(v))
-	c.Header("Cache-Control", mapCacheControl)
+	c.Header("Cache-Control", mapCacheControl(c))
 	listHeaders(c)
 	c.Data(http.StatusOK, answerType, body)
 	return true
@@ -378,7 +378,7 @@ func (s *Server) guideClusters(c *gin.Context) {
 	}
 	if body := s.clusters.get(v); body != nil {
 		c.Header("ETag", etag(v))
-		c.Header("Cache-Control", mapCacheControl)
+		c.Header("Cache-Control", mapCacheControl(c))
 		c.Data(http.StatusOK, answerType, body)
 		return
 	}

@@ -36,16 +36,16 @@ type Rates struct {
 	Rename guidepost.Rate
 }
 
-// limit refuses a request over r with 429, counting it under the key by
-// picks (the client's address or account). Answers on a limited route
-// carry the RateLimit headers whether refused or not, so a client can
-// slow down before it is refused.
-func (s *Server) limit(r guidepost.Rate, by func(*gin.Context) string) gin.HandlerFunc {
+// limit refuses a request over r with 429, counting it under the keys by
+// picks (the client's address, with an IPv6 client's wider prefixes, or
+// account). Answers on a limited route carry the RateLimit headers whether
+// refused or not, so a client can slow down before it is refused.
+func (s *Server) limit(r guidepost.Rate, by func(*gin.Context) []guidepost.Scope) gin.HandlerFunc {
 	if s.deps.Limiter == nil || r.Off() {
 		return func(c *gin.Context) { c.Next() }
 	}
 	return func(c *gin.Context) {
-		res := s.deps.Limiter.Take(c.Request.Context(), by(c), r, 1)
+		r, res := s.take(c.Request.Context(), r, by(c))
 		setRateHeaders(c, r.Name, int64(r.Count), r.Period, int64(res.Remaining), res.ResetAfter)
 		if !res.Allowed {
 			c.Header("Connection", "close") // the body stays unread
@@ -57,11 +57,47 @@ func (s *Server) limit(r guidepost.Rate, by func(*gin.Context) string) gin.Handl
 	}
 }
 
-func byAccount(c *gin.Context) string { return auth.UserID(c.Request.Context()) }
+// take spends one event of r under every scope (r times the scope's
+// multiple), or none when one refuses: those already spent are given back.
+// It returns the rate and result to tell the client: the refusing scope's,
+// else the narrowest's.
+func (s *Server) take(ctx context.Context, r guidepost.Rate, scopes []guidepost.Scope) (guidepost.Rate, guidepost.RateResult) {
+	var told guidepost.RateResult
+	tell := r
+	for i, sc := range scopes {
+		res := s.deps.Limiter.Take(ctx, sc.Key, r.Times(sc.Mult), 1)
+		if i == 0 || !res.Allowed {
+			told, tell = res, r.Times(sc.Mult)
+		}
+		if !res.Allowed {
+			for _, spent := range scopes[:i] {
+				s.deps.Limiter.Take(context.WithoutCancel(ctx), spent.Key, r.Times(spent.Mult), -1)
+			}
+			break
+		}
+	}
+	return tell, told
+}
+
+func byAccount(c *gin.Context) []guidepost.Scope {
+	return []guidepost.Scope{{Key: auth.UserID(c.Request.Context()), Mult: 1}}
+}
 
 // byAddress is the client's address as limits count it: an IPv4 address,
-// or an IPv6 /64 (one subscriber's prefix, which a client can walk at will).
-func byAddress(c *gin.Context) string { return clientAddr(c) }
+// or an IPv6 /64 (one subscriber's prefix, which a client can walk at
+// will) with its /56 and /48 at larger multiples (guidepost.AddrScopes).
+func byAddress(c *gin.Context) []guidepost.Scope { return guidepost.AddrScopes(clientAddr(c)) }
+
+// addrCaps are the in-flight caps of the client's address: n for it, and
+// an IPv6 client's /56 and /48 at their multiples of n.
+func addrCaps(c *gin.Context, prefix string, n int) []capped {
+	scopes := byAddress(c)
+	caps := make([]capped, len(scopes))
+	for i, sc := range scopes {
+		caps[i] = capped{prefix + sc.Key, n * sc.Mult}
+	}
+	return caps
+}
 
 func clientAddr(c *gin.Context) string {
 	ip := net.ParseIP(c.ClientIP())

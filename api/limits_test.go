@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -143,5 +144,66 @@ func TestRenamesAreLimitedPerAccount(t *testing.T) {
 	}
 	if r := h.do("PATCH", "/v1/me", other, `{"display_name":"other"}`); r.status != 200 {
 		t.Fatalf("another account: %d %v", r.status, r.body)
+	}
+}
+
+// An IPv6 client is counted by its /64, and its /56 and /48 by multiples
+// of the limit: walking the /64s of one /56 (or of one /48) gets a few
+// clients' allowance, not 256 (or 65,536).
+func TestIPv6PrefixesAreCountedToo(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Limiter = limiter(t)
+		d.Rates.Guest = guidepost.Rate{Name: "guest", Count: 1, Period: time.Hour}
+		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
+	})
+	created := func(addrs []string) int {
+		n := 0
+		for _, a := range addrs {
+			switch r := post(t, srv.URL, "/v1/auth/guest", "", a, "{}"); r.status {
+			case 201:
+				n++
+			case 429:
+			default:
+				t.Fatalf("guest from %s: %d %v", a, r.status, r.body)
+			}
+		}
+		return n
+	}
+	var oneSlash56, oneSlash48 []string
+	for i := range 20 {
+		oneSlash56 = append(oneSlash56, fmt.Sprintf("2001:db8:7:%x::1", i))        // /64s of 2001:db8:7::/56
+		oneSlash48 = append(oneSlash48, fmt.Sprintf("2001:db8:7:%x::1", (i+1)<<8)) // each in a /56 of its own
+	}
+	if n := created(oneSlash56); n != guidepost.Mult56 {
+		t.Fatalf("20 /64s of one /56: %d guests, want %d", n, guidepost.Mult56)
+	}
+	if n := created(oneSlash48); n != guidepost.Mult48-guidepost.Mult56 {
+		t.Fatalf("20 /56s of one /48, after its first /56's: %d guests, want %d", n, guidepost.Mult48-guidepost.Mult56)
+	}
+	if n := created([]string{"2001:db8:8::1", "203.0.113.50"}); n != 2 {
+		t.Fatalf("another /48 and an IPv4 client: %d guests, want 2", n)
+	}
+}
+
+// A log-in's in-flight cap and failure count hold for an IPv6 client's
+// /48 as a whole too, through the address the API hands auth.
+func TestIPv6LoginFailuresAreCountedPerPrefix(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Auth.WithLoginLimits(authLimits(limiter(t), 1))
+		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
+	})
+	refused := 0
+	for i := range 20 {
+		r := post(t, srv.URL, "/v1/auth/login", "", fmt.Sprintf("2001:db8:9:%x::1", i<<8), `{"email":"x@example.com","password":"guess1234"}`)
+		switch r.status {
+		case 401:
+		case 429:
+			refused++
+		default:
+			t.Fatalf("log-in %d: %d %v", i, r.status, r.body)
+		}
+	}
+	if refused != 20-guidepost.Mult48 {
+		t.Fatalf("20 failed log-ins from the /56s of one /48: %d refused, want %d", refused, 20-guidepost.Mult48)
 	}
 }

@@ -238,6 +238,9 @@ func (s *Server) authenticate(c *gin.Context) {
 		return
 	}
 	c.Request = c.Request.WithContext(auth.NewContext(c.Request.Context(), caller))
+	// An answer to a signed-in caller is theirs: no shared cache keeps it,
+	// whatever the route forgets to say (routes may say more: no-store).
+	c.Header("Cache-Control", "private")
 	c.Next()
 }
 

@@ -97,7 +97,8 @@ func TestOversizedHeadersAre431(t *testing.T) {
 }
 
 // Every operation taking a JSON body documents the 415 a body of another
-// type gets.
+// type gets, and what the body gate answers: 408 (too slow), 413 (too
+// large) and 429 (too many from one address).
 func TestJSONOperationsDocument415(t *testing.T) {
 	var doc struct {
 		Paths map[string]map[string]struct {
@@ -117,8 +118,10 @@ func TestJSONOperationsDocument415(t *testing.T) {
 				continue
 			}
 			n++
-			if op.Responses["415"] == nil {
-				t.Errorf("%s %s takes JSON but documents no 415", strings.ToUpper(method), path)
+			for _, status := range []string{"408", "413", "415", "429"} {
+				if op.Responses[status] == nil {
+					t.Errorf("%s %s takes JSON but documents no %s", strings.ToUpper(method), path, status)
+				}
 			}
 		}
 	}

@@ -42,15 +42,15 @@ var problemDocs = map[string]problemDoc{
 	guidepost.EUNAVAILABLE: {"Try again shortly",
 		"A dependency is down or the server is overloaded; nothing was changed unless the detail says so. Retry after Retry-After seconds."},
 	guidepost.ERATELIMITED: {"Too many requests",
-		"A rate limit of your address or account is used up. Retry after Retry-After seconds; the RateLimit headers say how much is left."},
+		"A rate limit of your address or account is used up, or it has too many requests of one kind at once (uploads, bodies still arriving). Retry after Retry-After seconds; the RateLimit headers, when present, say how much is left."},
 	guidepost.EQUOTA: {"Quota exceeded",
 		"Your account's storage allowance is used up; the quota member names it. Delete photos to make room."},
 	guidepost.EINTERNAL: {"Internal error",
 		"A fault on the server's side. It is logged with the request_id: quote it when you report the problem."},
 	codeMethodNotAllowed: {"Method not allowed",
 		"This address exists but does not take this method."},
-	codeBodyTimeout: {"Upload too slow",
-		"The upload stalled or arrived slower than the server's minimum rate; the connection was closed. Send it again on a better connection."},
+	codeBodyTimeout: {"Body too slow",
+		"The request body (an upload or any other) stalled or arrived slower than the server's minimum rate; the connection was closed. Send it again on a better connection."},
 }
 
 // fieldCodeDocs explains each code a field error may carry. The codes are

@@ -44,6 +44,9 @@ type Deps struct {
 	// Uploads bounds upload requests in a pool of their own: their bodies
 	// never hold the MaxInflight slots.
 	Uploads UploadLimits
+	// Bodies bound every other body, read whole before the request is
+	// admitted, so a slow one holds no MaxInflight slot (bodies.go).
+	Bodies BodyLimits
 	// Limiter counts requests against Rates, shared by every API process;
 	// nil limits nothing.
 	Limiter Limiter
@@ -65,6 +68,7 @@ type Server struct {
 	ready    *readiness
 	handlers inflight
 	uploads  *uploadGate
+	bodies   *bodyGate
 	answers  *answerMemo
 	clusters *clusterMemo
 
@@ -80,6 +84,7 @@ func New(deps Deps) *Server {
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
 	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
+	s.bodies = newBodyGate(deps.Bodies, deps.Registry)
 	s.answers = newAnswerMemo(deps.Registry)
 	s.clusters = s.answers.forClusters()
 	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
@@ -112,6 +117,7 @@ func (d Deps) withDefaults() Deps {
 	guidepost.Default(&d.QueueWait, time.Second)
 	guidepost.Default(&d.RequestTimeout, 10*time.Second)
 	d.Uploads.defaults()
+	d.Bodies.defaults()
 	d.Events.defaults()
 	return d
 }
@@ -128,7 +134,7 @@ func (s *Server) routes() {
 	e.GET("/problems", serveProblems)
 	e.GET("/problems/:type", serveProblemType)
 
-	v1 := e.Group("/v1", strictQuery, s.admit, s.deadline, s.authenticate)
+	v1 := e.Group("/v1", strictQuery, s.bodies.receive, s.admit, s.deadline, s.authenticate)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.uploadRoutes(v1)
@@ -142,7 +148,7 @@ func (s *Server) routes() {
 // authenticated), lets an event stream through (the hub caps streams) and
 // every other request through the shedder.
 func (s *Server) admit(c *gin.Context) {
-	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" || c.FullPath() == streamsRoute {
+	if isUpload(c) || c.FullPath() == streamsRoute {
 		c.Next()
 		return
 	}

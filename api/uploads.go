@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -48,15 +47,14 @@ type uploadGate struct {
 	lim   UploadLimits
 	slots chan struct{}
 
-	mu    sync.Mutex
-	users map[string]int // by account, and by address
+	inflight tally // by account, and by address
 
 	refused *prometheus.CounterVec
 	slow    prometheus.Counter
 }
 
 func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
-	g := &uploadGate{lim: lim, slots: make(chan struct{}, lim.Slots), users: map[string]int{}}
+	g := &uploadGate{lim: lim, slots: make(chan struct{}, lim.Slots)}
 	g.refused = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "guidepost_upload_refused_total",
 		Help: "Uploads refused before their body was read: per_account or per_address (429), pool (503).",
@@ -72,8 +70,8 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 }
 
 func (g *uploadGate) admit(c *gin.Context) {
-	user, addr := auth.UserID(c.Request.Context()), clientAddr(c)
-	if who := g.enter(user, addr); who != "" {
+	keys := append([]capped{{"u:" + auth.UserID(c.Request.Context()), g.lim.PerUser}}, addrCaps(c, "a:", g.lim.PerAddr)...)
+	if who := g.enter(keys); who != "" {
 		g.refused.WithLabelValues("per_" + who).Inc()
 		c.Header("Connection", "close") // the body stays unread
 		n := g.lim.PerUser
@@ -85,7 +83,7 @@ func (g *uploadGate) admit(c *gin.Context) {
 			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(n), RetryAfter: time.Second}})
 		return
 	}
-	defer g.leave(user, addr)
+	defer g.inflight.leave(keys...)
 	select {
 	case g.slots <- struct{}{}:
 	default:
@@ -107,30 +105,16 @@ func (g *uploadGate) admit(c *gin.Context) {
 	c.Next()
 }
 
-// enter counts one more upload for user and addr, or names which of the
-// two is at its cap.
-func (g *uploadGate) enter(user, addr string) (atCap string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	switch {
-	case g.users["u:"+user] >= g.lim.PerUser:
+// enter counts one more upload under the account's key (first) and the
+// address's, or names which of the two is at its cap.
+func (g *uploadGate) enter(keys []capped) (atCap string) {
+	switch g.inflight.enter(keys...) {
+	case -1:
+		return ""
+	case 0:
 		return "account"
-	case g.users["a:"+addr] >= g.lim.PerAddr:
-		return "address"
 	}
-	g.users["u:"+user]++
-	g.users["a:"+addr]++
-	return ""
-}
-
-func (g *uploadGate) leave(user, addr string) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	for _, k := range []string{"u:" + user, "a:" + addr} {
-		if g.users[k]--; g.users[k] <= 0 {
-			delete(g.users, k)
-		}
-	}
+	return "address"
 }
 
 // errBodyTooSlow cuts a body that fell behind the minimum rate.
@@ -148,15 +132,22 @@ type minRateBody struct {
 	rc      *http.ResponseController
 	start   time.Time
 	ceiling time.Time
-	lim     UploadLimits
+	rate    int64 // bytes/s
+	grace   time.Duration
 	n       int64
 	slow    prometheus.Counter
 }
 
 func (g *uploadGate) minRate(c *gin.Context, ceiling time.Duration) {
+	withMinRate(c, g.lim.MinRate, g.lim.Grace, ceiling, g.slow)
+}
+
+// withMinRate puts the request's body under a minimum rate (minRateBody);
+// slow counts the bodies it cuts.
+func withMinRate(c *gin.Context, rate int64, grace, ceiling time.Duration, slow prometheus.Counter) {
 	now := time.Now()
 	b := &minRateBody{ReadCloser: c.Request.Body, rc: http.NewResponseController(c.Writer),
-		start: now, ceiling: now.Add(ceiling), lim: g.lim, slow: g.slow}
+		start: now, ceiling: now.Add(ceiling), rate: rate, grace: grace, slow: slow}
 	b.extend()
 	c.Request.Body = b
 }
@@ -178,9 +169,9 @@ func (b *minRateBody) Read(p []byte) (int, error) {
 }
 
 func (b *minRateBody) extend() {
-	earned := time.Duration(float64(b.n) / float64(b.lim.MinRate) * float64(time.Second))
-	d := b.start.Add(b.lim.Grace + earned)
-	if idle := time.Now().Add(b.lim.Grace); d.After(idle) {
+	earned := time.Duration(float64(b.n) / float64(b.rate) * float64(time.Second))
+	d := b.start.Add(b.grace + earned)
+	if idle := time.Now().Add(b.grace); d.After(idle) {
 		d = idle
 	}
 	if d.After(b.ceiling) {

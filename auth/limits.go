@@ -44,20 +44,26 @@ func (s *Service) WithLoginLimits(l LoginLimits) *Service {
 	return s
 }
 
-// enter counts one more log-in in flight from addr, or refuses when the
-// address is at its cap.
+// enter counts one more log-in in flight from addr (and an IPv6 client's
+// wider prefixes, at their multiples of the cap: guidepost.AddrScopes), or
+// refuses when one of them is at its cap.
 func (s *Service) enter(addr string) error {
 	if s.limits.InFlightPerAddr <= 0 || addr == "" {
 		return nil
 	}
+	scopes := guidepost.AddrScopes(addr)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inflight[addr] >= s.limits.InFlightPerAddr {
-		return &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d log-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
-			Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
+	for _, sc := range scopes {
+		if s.inflight[sc.Key] >= s.limits.InFlightPerAddr*sc.Mult {
+			return &guidepost.Error{Code: guidepost.ERATELIMITED,
+				Message: fmt.Sprintf("at most %d log-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
+				Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
+		}
 	}
-	s.inflight[addr]++
+	for _, sc := range scopes {
+		s.inflight[sc.Key]++
+	}
 	return nil
 }
 
@@ -67,8 +73,10 @@ func (s *Service) leave(addr string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.inflight[addr]--; s.inflight[addr] <= 0 {
-		delete(s.inflight, addr)
+	for _, sc := range guidepost.AddrScopes(addr) {
+		if s.inflight[sc.Key]--; s.inflight[sc.Key] <= 0 {
+			delete(s.inflight, sc.Key)
+		}
 	}
 }
 
@@ -86,14 +94,18 @@ func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, 
 	if l.Limiter == nil {
 		return h, nil
 	}
-	for _, k := range []struct {
+	type scoped struct {
 		rate guidepost.Rate
 		key  string
 		whom string
-	}{
-		{l.PerAddr, addr, "from this address"},
-		{l.PerEmail, emailKey(email), "for this account"},
-	} {
+	}
+	var keys []scoped
+	if addr != "" {
+		for _, sc := range guidepost.AddrScopes(addr) {
+			keys = append(keys, scoped{l.PerAddr.Times(sc.Mult), sc.Key, "from this address"})
+		}
+	}
+	for _, k := range append(keys, scoped{l.PerEmail, emailKey(email), "for this account"}) {
 		if k.rate.Off() || k.key == "" {
 			continue
 		}

@@ -146,7 +146,8 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 }
 
 // LoginInput is a log-in attempt. ClientAddr is the address failed
-// attempts are counted under ("" counts them only per email).
+// attempts are counted under ("" counts them only per email); an IPv6 /64
+// is counted with its /56 and /48 too (guidepost.AddrScopes).
 type LoginInput struct {
 	Email      string
 	Password   string

@@ -42,7 +42,7 @@ type Config struct {
 	DrainDelay        time.Duration
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
-	MetricsAddr       string        // METRICS_ADDR: serve the API's /metrics there instead of on HTTP_ADDR
+	MetricsAddr       string        // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 	Limits            Limits
@@ -96,6 +96,9 @@ type Limits struct {
 	UploadsPerAddr int            // UPLOAD_MAX_PER_IP: one client address's uploads at once
 	UploadMinRate  int64          // UPLOAD_MIN_RATE: bytes/s a body must keep up after the grace
 	UploadGrace    time.Duration  // UPLOAD_MIN_RATE_GRACE
+	BodiesPerAddr  int            // BODY_MAX_PER_IP: other bodies one client address may be sending at once
+	BodyMinRate    int64          // BODY_MIN_RATE: bytes/s such a body must keep up after the grace
+	BodyGrace      time.Duration  // BODY_MIN_RATE_GRACE
 	Signup         guidepost.Rate // RATE_SIGNUP_PER_IP
 	Guest          guidepost.Rate // RATE_GUEST_PER_IP
 	LoginIP        guidepost.Rate // RATE_LOGIN_FAILURES_PER_IP
@@ -108,6 +111,11 @@ type Limits struct {
 	QuotaPhotos    int64          // QUOTA_PHOTOS: photos one account may store
 	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
 }
+
+// MetricsPublic, as METRICS_ADDR, serves the API's /metrics on HTTP_ADDR
+// beside the API: anyone who reaches the API then reads its metrics, so it
+// is asked for by name, never a default.
+const MetricsPublic = "public"
 
 // Parse reads every setting through getenv (os.Getenv in main, a map in
 // tests) and reports every bad value at once.
@@ -136,7 +144,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
 		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
 		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
-		MetricsAddr:       e.str("METRICS_ADDR", ""),
+		MetricsAddr:       e.str("METRICS_ADDR", "127.0.0.1:9090"),
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
@@ -164,6 +172,9 @@ func Parse(getenv func(string) string) (Config, error) {
 			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", 16, 1),
 			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", 32<<10),
 			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", 10*time.Second, time.Nanosecond),
+			BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", 16, 1),
+			BodyMinRate:    e.bytes("BODY_MIN_RATE", 8<<10),
+			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", 5*time.Second, time.Nanosecond),
 			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
 			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),

@@ -26,7 +26,7 @@ func TestDefaultsWorkLocally(t *testing.T) {
 	if err := c.CheckServe(); err != nil || c.JWTSecret != DevJWTSecret {
 		t.Fatalf("development must run on the dev secret: %v", err)
 	}
-	if c.StatementTimeout != 5*time.Second || c.RequestTimeout != 10*time.Second || c.MetricsAddr != "" {
+	if c.StatementTimeout != 5*time.Second || c.RequestTimeout != 10*time.Second || c.MetricsAddr != "127.0.0.1:9090" {
 		t.Fatalf("timeouts: %v %v %q", c.StatementTimeout, c.RequestTimeout, c.MetricsAddr)
 	}
 }

@@ -50,7 +50,7 @@ func TestDevStartsAndStopsEverything(t *testing.T) {
 	env := map[string]string{
 		"DATABASE_URL": testkit.DatabaseURL(t), "REDIS_URL": testkit.RedisURL(t, testkit.RedisDBCmd),
 		"S3_ENDPOINT": s3.Endpoint, "S3_BUCKET": s3.Bucket, "S3_ACCESS_KEY": s3.AccessKey, "S3_SECRET_KEY": s3.SecretKey,
-		"HTTP_ADDR": apiAddr, "WORKER_METRICS_ADDR": metricsAddr, "WORKER_CONCURRENCY": "1",
+		"HTTP_ADDR": apiAddr, "WORKER_METRICS_ADDR": metricsAddr, "WORKER_CONCURRENCY": "1", "METRICS_ADDR": "public",
 		"LOG_FORMAT": "json", "SHUTDOWN_TIMEOUT": "5s",
 	}
 	logs := &testkit.SyncBuffer{}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/config"
 )
 
 // runAPI serves until ctx ends, then drains: /readyz turns 503, the listener
@@ -19,12 +20,13 @@ import (
 // requests get cfg.ShutdownTimeout to finish. Past
 // it their contexts are cancelled and their connections closed, and runAPI
 // still waits for every handler to return, so the pools the caller closes
-// next are never closed under a running handler. With METRICS_ADDR set,
-// /metrics is served there instead of on the API's address.
+// next are never closed under a running handler. /metrics is served on
+// METRICS_ADDR, an internal address, unless it says public: then beside
+// the API.
 func (a *app) runAPI(ctx context.Context) error {
 	deps := api.Deps{Log: a.logFor("api"), Registry: a.registry, Checks: a.checks(), Clock: a.clock,
 		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait, RequestTimeout: a.cfg.RequestTimeout,
-		MetricsElsewhere: a.cfg.MetricsAddr != ""}
+		MetricsElsewhere: a.cfg.MetricsAddr != config.MetricsPublic}
 	stop := a.wireAPI(ctx, &deps)
 	defer stop()
 	srv := api.New(deps)
@@ -47,11 +49,11 @@ func (a *app) runAPI(ctx context.Context) error {
 		return fmt.Errorf("http: %w", err)
 	}
 	g, gctx := errgroup.WithContext(ctx)
-	if addr := a.cfg.MetricsAddr; addr != "" {
+	if addr := a.cfg.MetricsAddr; addr != config.MetricsPublic {
 		mln, err := net.Listen("tcp", addr)
 		if err != nil {
 			ln.Close()
-			return fmt.Errorf("metrics: %w", err)
+			return fmt.Errorf("metrics: %w (METRICS_ADDR: give each API process a free address, or public to serve /metrics on HTTP_ADDR)", err)
 		}
 		g.Go(func() error { return a.serveMetrics(gctx, mln, "metrics") })
 	}

@@ -177,6 +177,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Limiter = limiter
 	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, Upload: lim.Upload, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
+	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
 	mediaSvc := a.mediaService(nil)
 	deps.Media = mediaSvc

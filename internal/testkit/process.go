@@ -63,7 +63,9 @@ func Start(t testing.TB, env []string, addr string, args ...string) *Process {
 	t.Helper()
 	cmd := exec.Command(Binary(t), args...)
 	dieWithTest(cmd)
-	cmd.Env = append(os.Environ(), env...)
+	// Tests scrape /metrics from the API's address, and several API
+	// processes run at once: one internal default port would collide.
+	cmd.Env = append(append(os.Environ(), "METRICS_ADDR=public"), env...)
 	if addr != "" {
 		cmd.Env = append(cmd.Env, "HTTP_ADDR="+addr)
 	}

@@ -90,6 +90,9 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 		// so a drill's drain sees it ready.
 		"MEDIA_PENDING_AGE=20s", "MEDIA_SWEEP_INTERVAL=5s",
 		"SHUTDOWN_TIMEOUT=15s",
+		// Several API processes on one machine: the internal default
+		// metrics port would be taken by the first.
+		"METRICS_ADDR=public",
 		// The generator is one address standing for many phones: lift the
 		// per-address and per-account limits, as make bench does, so the
 		// drills measure failovers rather than abuse limits.

@@ -49,6 +49,10 @@ func serverEnv(addr string) []string {
 	// Virtual users sign in once and never refresh: their access tokens
 	// must outlive the run, not the 15-minute default.
 	env := append(os.Environ(), "TOKEN_TTL=24h")
+	if os.Getenv("METRICS_ADDR") == "" {
+		// The tool scrapes /metrics from the API's address.
+		env = append(env, "METRICS_ADDR=public")
+	}
 	if addr != "" {
 		env = append(env, "HTTP_ADDR="+addr)
 	}

@@ -28,7 +28,7 @@ func stormBesideFloor(client *http.Client, base string, users, runs int) (*storm
 	for range runs {
 		cmp.Floor = append(cmp.Floor, likeStorm(client, f.base, users, f.cpu))
 		client.CloseIdleConnections() // each storm opens its own connections, as 1,000 phones do
-		cmp.API = append(cmp.API, likeStorm(client, base, users, func() float64 { return metricsCPU(client, base) }))
+		cmp.API = append(cmp.API, likeStorm(client, base, users, func() float64 { return metricsCPU(client) }))
 		client.CloseIdleConnections()
 	}
 	return cmp, nil

@@ -83,7 +83,7 @@ func main() {
 			return
 		}
 	case *likes > 0:
-		out = likeStorm(client, *base, *likes, func() float64 { return metricsCPU(client, *base) })
+		out = likeStorm(client, *base, *likes, func() float64 { return metricsCPU(client) })
 	default:
 		a, ok := areas[*areaName]
 		if !ok {
@@ -287,9 +287,13 @@ func pick[T any](c bool, a, b T) T {
 	return b
 }
 
+// metricsURL is where the server serves /metrics: not its public address
+// unless METRICS_ADDR=public.
+var metricsURL = flag.String("metrics", "http://127.0.0.1:9090", "the server's internal metrics address (its METRICS_ADDR; the -url when that is public)")
+
 // metricsCPU is process_cpu_seconds_total from the server's /metrics, or -1.
-func metricsCPU(client *http.Client, base string) float64 {
-	resp, err := client.Get(base + "/metrics")
+func metricsCPU(client *http.Client) float64 {
+	resp, err := client.Get(*metricsURL + "/metrics")
 	if err != nil {
 		return -1
 	}

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -71,10 +72,14 @@ func call(hc *http.Client, method, url, token string, body io.Reader, out any) i
 	return resp.StatusCode
 }
 
+// metricsURL is where the API serves /metrics: not its public address
+// unless METRICS_ADDR=public.
+var metricsURL = flag.String("metrics", "http://127.0.0.1:9090", "the server's internal metrics address (its METRICS_ADDR; the -url when that is public)")
+
 // apiCPU reads process_cpu_seconds_total from the API's /metrics: the
 // CPU the API process has used, whatever the generator does.
-func apiCPU(hc *http.Client, base string) float64 {
-	resp, err := hc.Get(base + "/metrics")
+func apiCPU(hc *http.Client) float64 {
+	resp, err := hc.Get(*metricsURL + "/metrics")
 	if err != nil {
 		return -1
 	}

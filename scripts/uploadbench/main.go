@@ -97,7 +97,7 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 	for i := range tokens {
 		tokens[i] = guest(hc, base)
 	}
-	cpu0 := apiCPU(hc, base)
+	cpu0 := apiCPU(hc)
 	start := time.Now()
 	measureFrom, stop := start.Add(warmup), start.Add(warmup+duration)
 	for _, token := range tokens {
@@ -137,7 +137,7 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 		})
 	}
 	wg.Wait()
-	all.cpu = apiCPU(hc, base) - cpu0
+	all.cpu = apiCPU(hc) - cpu0
 	return all
 }
 
