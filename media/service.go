@@ -128,6 +128,9 @@ type Service struct {
 	render *semaphore.Weighted
 	newID  func() (uuid.UUID, error)
 
+	limiter Limiter        // WithUploadRate; nil: no rate
+	rate    guidepost.Rate // renders one account may queue (see limits.go)
+
 	mu            sync.Mutex
 	orphansDoneTo time.Time // ids made before this were checked for orphans
 }
