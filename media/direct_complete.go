@@ -107,9 +107,9 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 }
 
 // refuse ends an upload whose object no row will own: the object is
-// deleted and the upload aborted.
+// deleted (a retry's is its own, see retryKey) and the upload aborted.
 func (s *Service) refuse(ctx context.Context, u Upload) {
-	s.discard(ctx, u.MediaID)
+	s.discardKey(ctx, u.Key)
 	s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
 }
 
@@ -118,31 +118,6 @@ func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult
 	s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
 	s.enqueue(ctx, m.ID)
 	return s.result(ctx, m, Accepted)
-}
-
-// completeRetry starts the failed photo the upload replaced the original of.
-func (s *Service) completeRetry(ctx context.Context, u Upload) (UploadResult, error) {
-	refund, err := s.spendRender(ctx, u.OwnerID)
-	if err != nil {
-		return UploadResult{}, err
-	}
-	var m Media
-	err = s.detached(ctx, func(ctx context.Context) (err error) {
-		m, err = s.deps.Store.Retry(ctx, u.MediaID, s.deps.Clock.Now())
-		return err
-	})
-	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
-		refund()
-		if m, err = s.deps.Store.Get(ctx, u.MediaID); err != nil {
-			return UploadResult{}, err
-		}
-		s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
-		return s.result(ctx, m, Duplicate)
-	}
-	if err != nil {
-		return UploadResult{}, err
-	}
-	return s.accepted(ctx, u, m)
 }
 
 // joinParts completes the store's upload when every part is there at its

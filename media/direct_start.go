@@ -113,9 +113,9 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 		res, err := s.result(ctx, m, Duplicate)
 		return StartResult{Existing: res, Outcome: Duplicate}, err
 	case err == nil:
-		// Failed for a reason outside its bytes: these bytes replace its
-		// original, and completing retries it, as an upload to POST
-		// /v1/media would.
+		// Failed for a reason outside its bytes: completing retries it, as
+		// an upload to POST /v1/media would, once these bytes, sent to a
+		// key of their own, have proved to be the photo's (retryKey).
 		u.MediaID, u.Retry = m.ID, true
 	case guidepost.ErrorCode(err) != guidepost.ENOTFOUND:
 		return StartResult{}, err
@@ -148,6 +148,9 @@ func (s *Service) openUpload(ctx context.Context, u *Upload) error {
 		u.MediaID = mid.String()
 	}
 	u.Key = OriginalKey(u.MediaID)
+	if u.Retry {
+		u.Key = retryKey(*u)
+	}
 	now := s.deps.Clock.Now()
 	u.Created, u.Updated, u.Expires = now, now, now.Add(s.cfg.Direct.TTL)
 	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type); err != nil {

@@ -298,3 +298,56 @@ func TestUploadRateCountsRetries(t *testing.T) {
 	_, err = d.svc.Upload(ctx, input(t, alice, data, ""))
 	wantCode(t, err, guidepost.ERATELIMITED, "")
 }
+
+// A direct upload retrying a failed photo never touches the photo's
+// original until its bytes have proved to be the photo's: bytes that are
+// not (a JPEG still, but other bytes under the same declaration) are
+// refused, and the original the photo was accepted with stays as it was.
+func TestDirectRetryNeverOverwritesTheOriginal(t *testing.T) {
+	ctx := context.Background()
+	d := newDirect(t, media.Config{})
+	data := padded(t, 200_000)
+	res, err := d.upload(alice, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gsql.NewMedia(d.db).Fail(ctx, res.ID, "gave_up", "we gave up", d.clock.Now()); err != nil {
+		t.Fatal(err)
+	}
+	other := bytes.Clone(data)
+	for i := len(photo(t, "photo.jpg")); i < len(other); i++ {
+		other[i] ^= 0xff
+	}
+	tk := d.start(declare(alice, data, "image/jpeg"))
+	if !tk.Retry || tk.Key == media.OriginalKey(res.ID) {
+		t.Fatalf("a retry writing in place: %+v", tk.Upload)
+	}
+	d.sendAll(tk, other)
+	_, err = d.svc.CompleteUpload(ctx, tk.ID, alice)
+	wantCode(t, err, guidepost.EUNPROCESSABLE, "sha256")
+	if !bytes.Equal(d.original(res.ID), data) {
+		t.Fatal("the original was overwritten by bytes that are not the photo's")
+	}
+	if v, _ := d.svc.Get(ctx, res.ID, alice); v.Status != media.StatusFailed {
+		t.Fatalf("the photo was retried with the wrong bytes: %s", v.Status)
+	}
+	d.wantNoKey(tk.Key)
+
+	tk = d.start(declare(alice, data, "image/jpeg"))
+	d.sendAll(tk, data)
+	again, err := d.svc.CompleteUpload(ctx, tk.ID, alice)
+	if err != nil || again.ID != res.ID || again.Outcome != media.Accepted || again.Status != media.StatusPending {
+		t.Fatalf("the right bytes: %+v %v", again, err)
+	}
+	if !bytes.Equal(d.original(res.ID), data) {
+		t.Fatal("the original is not the photo's bytes")
+	}
+	d.wantNoKey(tk.Key)
+}
+
+func (d *direct) wantNoKey(key string) {
+	d.t.Helper()
+	if ok, err := d.s3.Exists(context.Background(), key); ok || err != nil {
+		d.t.Fatalf("%s is still stored (%v)", key, err)
+	}
+}

@@ -223,11 +223,13 @@ func (s *Service) enqueue(ctx context.Context, id string) {
 // discard deletes an original whose row was certainly not written (the
 // insert was refused). Failing here is harmless: the sweeper deletes
 // orphans.
-func (s *Service) discard(ctx context.Context, id string) {
+func (s *Service) discard(ctx context.Context, id string) { s.discardKey(ctx, OriginalKey(id)) }
+
+func (s *Service) discardKey(ctx context.Context, key string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.deps.Blobs.Delete(dctx, OriginalKey(id)); err != nil {
-		s.deps.Log.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "media_id", id, "err", err)
+	if err := s.deps.Blobs.Delete(dctx, key); err != nil {
+		s.deps.Log.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "key", key, "err", err)
 	}
 }
 
