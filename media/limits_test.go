@@ -8,11 +8,13 @@ package media_test
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/ratelimit"
@@ -350,4 +352,52 @@ func (d *direct) wantNoKey(key string) {
 	if ok, err := d.s3.Exists(context.Background(), key); ok || err != nil {
 		d.t.Fatalf("%s is still stored (%v)", key, err)
 	}
+}
+
+type noPurgeQueue struct{}
+
+func (noPurgeQueue) EnqueueAccountPurge(context.Context, string) error { return nil }
+
+// Deleting an account ends its direct uploads first: a part URL handed out
+// before takes no more bytes once the purge has run, and nothing of the
+// uploads stays in the store.
+func TestDeletingAnAccountAbortsItsUploads(t *testing.T) {
+	ctx := context.Background()
+	d := newDirect(t, media.Config{})
+	data := padded(t, 6<<20)
+	tk := d.start(declare(alice, data, "image/jpeg"))
+	d.put(tk.Send[0], data, tk.PartSize, -1)
+	joined := d.start(declare(alice, distinct(t, 1), "image/jpeg"))
+	d.sendAll(joined, distinct(t, 1))
+	parts, _ := d.s3.ListParts(ctx, joined.Key, joined.StoreID)
+	if err := d.s3.CompleteMultipart(ctx, joined.Key, joined.StoreID, parts); err != nil { // a complete call that died
+		t.Fatal(err)
+	}
+	kept := d.start(declare(bob, distinct(t, 2), "image/jpeg"))
+
+	accounts := account.New(account.Deps{Store: gsql.NewAccounts(d.db), Photos: d.svc, Queue: noPurgeQueue{}, Clock: d.clock})
+	if err := accounts.Delete(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if err := accounts.Purge(ctx, alice); err != nil {
+		t.Fatal(err)
+	}
+	if code, _ := d.tryPut(tk.Send[1], data, tk.PartSize, -1); code == http.StatusOK {
+		t.Fatal("a part URL took bytes after the account was purged")
+	}
+	if n := d.openUploads(); n != 1 {
+		t.Fatalf("%d uploads open, want bob's alone", n)
+	}
+	if keys := d.objectKeys(); len(keys) != 0 {
+		t.Fatalf("objects left: %v", keys)
+	}
+	if st, err := d.svc.UploadStatus(ctx, kept.ID, bob); err != nil || st.State != media.UploadOpen {
+		t.Fatalf("another account's upload: %+v %v", st.Upload, err)
+	}
+}
+
+func (d *direct) objectKeys() []string {
+	var keys []string
+	d.s3.List(context.Background(), "", func(o media.Object) error { keys = append(keys, o.Key); return nil })
+	return keys
 }
