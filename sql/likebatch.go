@@ -209,10 +209,6 @@ func (b *likeBatcher) write(batch []*likeOp) {
 				b.answer(op, guides.LikeState{}, writeError(err))
 				continue
 			}
-			if op.like && counts[deadKey+op.user] != 0 {
-				b.answer(op, guides.LikeState{}, errAccountDeleted())
-				continue
-			}
 			n, ok := counts[op.guide]
 			if !ok {
 				b.answer(op, guides.LikeState{}, translate(pgx.ErrNoRows, "guide"))

@@ -96,16 +96,12 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 	return st, nil
 }
 
-// deadKey prefixes, in writeLikes' answer, a user whose account is
-// deleted: its likes in the round were refused.
-const deadKey = "deleted-user:"
-
 // writeLikes writes a round of a batch (no pair twice, see rounds) in one
 // statement, so one commit: likes inserted and unlikes deleted, and each
 // guide's shard bumped once by exactly the rows inserted minus the rows
 // deleted. It returns each existing guide's count after the round; a
-// guide that does not exist is absent; a user whose account is deleted is
-// there under deadKey, its likes not written. The rows are read to the end, so a
+// guide that does not exist is absent. A like for an account deleted
+// fails the round (see ins). The rows are read to the end, so a
 // failed commit is an error here, before anyone is answered.
 func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]int64, error) {
 	type pair struct{ guide, user string }
@@ -124,10 +120,13 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 		), live AS (
 			`+liveUsers+` AND u.id IN (SELECT user_id FROM req WHERE liking) ORDER BY u.id FOR SHARE
 		), ins AS (
+			-- A like for an account deleted is written without its user,
+			-- which NOT NULL refuses: the round fails as it does for a user
+			-- removed (the foreign key), and the batcher writes it again
+			-- request by request, each with its own answer.
 			INSERT INTO guide_likes (guide_id, user_id, created_at)
-			SELECT r.guide_id, r.user_id, r.at FROM req r
+			SELECT r.guide_id, CASE WHEN r.user_id IN (SELECT id FROM live) THEN r.user_id END, r.at FROM req r
 			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id)
-			  AND r.user_id IN (SELECT id FROM live)
 			ORDER BY r.guide_id, r.user_id -- one lock order for every batch
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), del AS (
@@ -149,10 +148,7 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 		SELECT g.id::text, g.like_count
 			+ coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0)
-		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)
-		UNION ALL -- the users whose likes were refused (deadKey)
-		SELECT '`+deadKey+`' || r.user_id::text, 1 FROM req r WHERE r.liking AND r.user_id NOT IN (SELECT id FROM live)`,
-		gs, us, ats, likes, LikeShards)
+		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)`, gs, us, ats, likes, LikeShards)
 	if err != nil {
 		return nil, err
 	}
