@@ -81,6 +81,6 @@ func (s *Service) endUpload(ctx context.Context, u Upload, now time.Time) error 
 	if err != nil {
 		return err
 	}
-	s.deps.Log.InfoContext(ctx, "media: sweeper aborted an expired direct upload", "upload_id", u.ID, "state", u.State)
+	s.deps.Log.InfoContext(ctx, "media: aborted a direct upload (expired, or its account deleted)", "upload_id", u.ID, "state", u.State)
 	return nil
 }
