@@ -15,23 +15,9 @@ import (
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
-func newGuide(t *testing.T, g *gsql.Guides, author string, i int) string {
-	t.Helper()
-	id := uuid.Must(uuid.NewV7()).String()
-	err := g.CreateGuide(context.Background(), guides.NewGuide{ID: id, AuthorID: author, Title: "t", Lat: 37.5, Lng: 127 + float64(i)/100, CreatedAt: t0})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 // likeRows is what a guide's count must be: its like rows.
 func likeRows(t *testing.T, db *gsql.DB, guide string) int64 {
-	var n int64
-	if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, guide).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return int64(countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, guide))
 }
 
 // An account marked deleted gets no like, photo or upload, however it is
@@ -42,7 +28,7 @@ func TestNothingIsAddedToAnAccountMarkedDeleted(t *testing.T) {
 	db := testkit.DB(t)
 	g := gsql.NewGuides(db)
 	leaving, staying, author := newUser(t, db), newUser(t, db), newUser(t, db)
-	guide := newGuide(t, g, author, 0)
+	guide := guideRow(t, g, author, 37.5, 127)
 	if err := gsql.NewAccounts(db).MarkDeleted(ctx, leaving, t0); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +73,7 @@ func TestLikeRacingTheAccountsDeletionLeavesCountsExact(t *testing.T) {
 	g := gsql.NewGuides(db)
 	a := gsql.NewAccounts(db)
 	leaving, author := newUser(t, db), newUser(t, db)
-	guide := newGuide(t, g, author, 0)
+	guide := guideRow(t, g, author, 37.5, 127)
 
 	tx, err := db.Pool.Begin(ctx)
 	if err != nil {
@@ -111,7 +97,7 @@ func TestLikeRacingTheAccountsDeletionLeavesCountsExact(t *testing.T) {
 	// The whole purge with likes pouring in from the leaving account and
 	// another: every count equals its rows at the end.
 	leaving, staying := newUser(t, db), newUser(t, db)
-	ids := []string{newGuide(t, g, author, 1), newGuide(t, g, author, 2)}
+	ids := []string{guideRow(t, g, author, 37.5, 127.01), guideRow(t, g, author, 37.5, 127.02)}
 	stop := make(chan struct{})
 	for _, user := range []string{leaving, staying} {
 		for _, id := range ids {
