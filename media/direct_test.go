@@ -495,15 +495,7 @@ func TestDirectUploadOpenLimitUnderRacingCreates(t *testing.T) {
 		wg.Go(func() { _, errs[i] = d.svc.StartUpload(context.Background(), declare(alice, data, "image/jpeg")) })
 	}
 	wg.Wait()
-	ok := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case guidepost.ErrorCode(err) != guidepost.ECONFLICT:
-			t.Fatal(err)
-		}
-	}
+	ok := admitted(t, errs, guidepost.ECONFLICT)
 	if ok != 3 || d.openUploads() != 3 {
 		t.Fatalf("%d uploads opened, %d held by the store, want 3", ok, d.openUploads())
 	}

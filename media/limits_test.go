@@ -105,15 +105,7 @@ func TestQuotaHoldsUnderRacingUploadsOnBothRoutes(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	ok := 0
-	for _, err := range errs {
-		switch {
-		case err == nil:
-			ok++
-		case guidepost.ErrorCode(err) != guidepost.EQUOTA:
-			t.Fatal(err)
-		}
-	}
+	ok := admitted(t, errs, guidepost.EQUOTA)
 	u, _ := gsql.NewMedia(d.db).Usage(context.Background(), alice, "", d.clock.Now())
 	if ok != 3 || u.Photos+u.Open != 3 {
 		t.Fatalf("%d uploads admitted (%d stored, %d open) under a quota of 3", ok, u.Photos, u.Open)
@@ -122,6 +114,22 @@ func TestQuotaHoldsUnderRacingUploadsOnBothRoutes(t *testing.T) {
 	if n := d.objects(); int64(n) != u.Photos {
 		t.Fatalf("%d objects for %d photos", n, u.Photos)
 	}
+}
+
+// admitted counts the calls that succeeded; every other must have been
+// refused with refusal.
+func admitted(t *testing.T, errs []error, refusal string) int {
+	t.Helper()
+	ok := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			ok++
+		case guidepost.ErrorCode(err) != refusal:
+			t.Fatal(err)
+		}
+	}
+	return ok
 }
 
 func (d *direct) objects() int {
