@@ -38,6 +38,9 @@ type Store interface {
 // Photos deletes an owner's photos and their objects; *media.Service
 // implements it.
 type Photos interface {
+	// AbortUploads ends the owner's open direct uploads: the store
+	// discards their parts, so their presigned URLs take no more bytes.
+	AbortUploads(ctx context.Context, ownerID string) error
 	DeleteOwned(ctx context.Context, ownerID string) error
 }
 
@@ -77,14 +80,18 @@ func (s *Service) Delete(ctx context.Context, userID string) error {
 }
 
 // Purge removes everything a deleted account owns, then the account. The
-// order matters: likes first (their counts are corrected while the guides
-// they count still exist), then guides (which frees the photos they show),
-// then photos, then the row that everything else refers to.
+// order matters: its open uploads first (their part URLs, handed out for
+// hours, stop taking bytes at once), likes (their counts are corrected
+// while the guides they count still exist), then guides (which frees the
+// photos they show), then photos, then the row that everything else
+// refers to. Nothing is added behind it: the account is marked deleted
+// before, and no like, photo or upload is written for a deleted account.
 func (s *Service) Purge(ctx context.Context, userID string) error {
 	steps := []struct {
 		name string
 		run  func(context.Context, string) error
 	}{
+		{"uploads", s.deps.Photos.AbortUploads},
 		{"likes", s.deps.Store.RemoveLikes},
 		{"guides", s.deps.Store.RemoveGuides},
 		{"photos", s.deps.Photos.DeleteOwned},

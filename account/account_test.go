@@ -34,6 +34,8 @@ func (p *photos) DeleteOwned(_ context.Context, owner string) error {
 	return nil
 }
 
+func (p *photos) AbortUploads(context.Context, string) error { return nil }
+
 type downQueue struct{}
 
 func (downQueue) EnqueueAccountPurge(context.Context, string) error {

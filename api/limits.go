@@ -21,12 +21,12 @@ type Limiter interface {
 	Take(ctx context.Context, key string, r guidepost.Rate, n int) guidepost.RateResult
 }
 
-// Rates are the API's own limits; log-in failures are auth's. A zero Rate
-// limits nothing.
+// Rates are the API's own limits; log-in failures are auth's, uploads the
+// media service's (on every upload route alike). A zero Rate limits
+// nothing.
 type Rates struct {
 	Signup     guidepost.Rate // per client address
 	Guest      guidepost.Rate // per client address
-	Upload     guidepost.Rate // per account
 	GuideWrite guidepost.Rate // per account: create, edit, delete
 	Like       guidepost.Rate // per account: like and unlike
 	// Rename is per account: PATCH /v1/me. A rename bumps the cached tiles

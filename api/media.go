@@ -24,6 +24,7 @@ import (
 type MediaService interface {
 	UploadLimit() int64
 	CheckSize(declared int64) error
+	AdmitUpload(ctx context.Context, ownerID string) error
 	Spool(body io.Reader) (*media.Spooled, error)
 	Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error)
 	Get(ctx context.Context, id, viewerID string) (media.View, error)
@@ -44,7 +45,9 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 		v1.DELETE("/media/:id", off)
 		return
 	}
-	v1.POST("/media", s.requireUser, s.limit(s.deps.Rates.Upload, byAccount), s.uploads.admit, s.uploadMedia)
+	// The upload rate and the quotas are the media service's, the same for
+	// this route and the direct uploads' (media.Service.AdmitUpload).
+	v1.POST("/media", s.requireUser, s.uploads.admit, s.uploadMedia)
 	v1.GET("/media", s.getMediaBatch)
 	v1.GET("/media/:id", s.getMedia)
 	v1.DELETE("/media/:id", s.requireUser, s.deleteMedia)
@@ -126,7 +129,11 @@ func nullable(s string) *string {
 // by MaxBytesReader.
 func (s *Server) uploadMedia(c *gin.Context) {
 	svc := s.deps.Media
-	if err := svc.CheckSize(c.Request.ContentLength); err != nil {
+	err := svc.CheckSize(c.Request.ContentLength)
+	if err == nil {
+		err = svc.AdmitUpload(c.Request.Context(), auth.UserID(c.Request.Context()))
+	}
+	if err != nil {
 		c.Header("Connection", "close") // the body stays unread, so the connection cannot serve another request
 		fail(c, err)
 		return

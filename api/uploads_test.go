@@ -33,8 +33,9 @@ type acceptAll struct {
 	delay   time.Duration // how long Upload works, unless its ctx ends first
 }
 
-func (*acceptAll) UploadLimit() int64    { return 25 << 20 }
-func (*acceptAll) CheckSize(int64) error { return nil }
+func (*acceptAll) UploadLimit() int64                        { return 25 << 20 }
+func (*acceptAll) CheckSize(int64) error                     { return nil }
+func (*acceptAll) AdmitUpload(context.Context, string) error { return nil }
 func (a *acceptAll) Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error) {
 	a.uploads.Add(1)
 	select {

@@ -367,6 +367,13 @@ func TestOwnership(t *testing.T) {
 			return page.Items[0].LikeCount
 		}
 		waitFor(t, "the list shows 2 likes", 3*time.Second, func() bool { return listLikes() == 2 })
+		// A direct upload half sent: its part URLs must stop taking bytes.
+		big := paddedJPEG(t, 6<<20)
+		var open uploadDoc
+		if code, raw := api.call("POST", "/v1/uploads", alice.AccessToken, declaration(big, "image/jpeg"), &open); code != 201 || len(open.Parts) != 2 {
+			t.Fatalf("upload: %d %s", code, raw)
+		}
+		putPart(t, open.Parts[0], big, open.PartSize, 0)
 
 		if code, raw := api.call("DELETE", "/v1/me", alice.AccessToken, nil, nil); code != 202 {
 			t.Fatalf("delete account: %d %s", code, raw)
@@ -381,6 +388,12 @@ func TestOwnership(t *testing.T) {
 			t.Fatalf("the deleted account's log-in: %d", code)
 		}
 		waitFor(t, "every row of the account", 15*time.Second, func() bool { return s.accountRows(alice.User.ID) == 0 })
+		if code := putPart(t, open.Parts[1], big, open.PartSize, 0); code == 200 {
+			t.Fatal("a part URL of the deleted account took bytes")
+		}
+		if n := openUploads(t, s.s3); n != 0 {
+			t.Fatalf("%d uploads of the deleted account open", n)
+		}
 		for name, id := range ids {
 			if s.hasObjectsOf(id) {
 				t.Errorf("objects of %s are left", name)
@@ -433,7 +446,8 @@ func (s *mediaStack) accountRows(userID string) int {
 		(SELECT count(*) FROM guides WHERE author_id = $1) +
 		(SELECT count(*) FROM guide_likes WHERE user_id = $1) +
 		(SELECT count(*) FROM guide_media gm JOIN media m ON m.id = gm.media_id WHERE m.owner_id = $1) +
-		(SELECT count(*) FROM idempotency_keys WHERE owner_id = $1)`, userID)
+		(SELECT count(*) FROM idempotency_keys WHERE owner_id = $1) +
+		(SELECT count(*) FROM uploads WHERE owner_id = $1)`, userID)
 }
 
 func (s *mediaStack) hasObjectsOf(mediaID string) bool {

@@ -45,6 +45,28 @@ func (s *Service) DeleteOwned(ctx context.Context, ownerID string) error {
 	return nil
 }
 
+// AbortUploads ends every open direct upload of ownerID, for an account
+// being deleted: the store discards its parts (so its part URLs take no
+// more bytes), an object a complete call joined is deleted unless a row
+// owns it (DeleteOwned purges those), and the upload is aborted. A
+// complete racing it is refused its row: the account is marked deleted.
+// It is idempotent.
+func (s *Service) AbortUploads(ctx context.Context, ownerID string) error {
+	if s.deps.Uploads == nil || s.deps.Multipart == nil {
+		return nil
+	}
+	open, err := s.deps.Uploads.OwnerUploads(ctx, ownerID)
+	if err != nil {
+		return err
+	}
+	for _, u := range open {
+		if err := s.endUpload(ctx, u, s.deps.Clock.Now()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Purge removes a deleted photo's objects, then its row: a crash in between
 // leaves a row the sweeper purges again. Deleting a missing object is
 // success, so a purge runs any number of times.

@@ -48,10 +48,14 @@ func (u Upload) PartBytes(n int32) int64 {
 
 // Uploads keeps direct uploads. Errors use the guidepost vocabulary.
 type Uploads interface {
-	// CreateUpload inserts u once admit, given the owner's open uploads and
-	// the bytes they declared since `since`, allows it; both are read under
-	// a per-owner lock, so racing creates cannot pass a limit together.
-	CreateUpload(ctx context.Context, u Upload, since time.Time, admit func(open int, bytes int64) error) error
+	// CreateUpload inserts u once admit allows it, given the owner's
+	// uploads (open, and bytes declared since `since`) and its Usage as of
+	// u.Created; all are read under the per-owner lock Store.Create takes,
+	// so racing creates cannot pass a limit together. A deleted account is
+	// EUNAUTHORIZED, as in Store.Create.
+	CreateUpload(ctx context.Context, u Upload, since time.Time, admit func(UploadCounts) error) error
+	// OwnerUploads lists an owner's open and completing uploads.
+	OwnerUploads(ctx context.Context, ownerID string) ([]Upload, error)
 	GetUpload(ctx context.Context, id string) (Upload, error)
 	// ClaimUpload moves an open upload to completing, or takes over one
 	// left completing since before staleBefore by a process that died.
@@ -64,6 +68,13 @@ type Uploads interface {
 	ExpiredUploads(ctx context.Context, before time.Time, limit int) ([]Upload, error)
 	// DeleteUploads forgets uploads created before, in any state.
 	DeleteUploads(ctx context.Context, before time.Time) (int64, error)
+}
+
+// UploadCounts is what CreateUpload's admit judges a new upload by.
+type UploadCounts struct {
+	Open     int   // the owner's uploads open or completing, not expired
+	DayBytes int64 // bytes its uploads declared since `since`
+	Usage    Usage
 }
 
 // PartURL is where to PUT one part. For a part the store holds, ETag is

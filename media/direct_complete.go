@@ -42,7 +42,8 @@ func (s *Service) CompleteUpload(ctx context.Context, id, ownerID string) (Uploa
 	}
 	res, err := s.complete(ctx, u)
 	switch guidepost.ErrorCode(err) {
-	case "", guidepost.EUNSUPPORTED, guidepost.ETOOLARGE, guidepost.EUNPROCESSABLE, guidepost.ENOTFOUND:
+	case "", guidepost.EUNSUPPORTED, guidepost.ETOOLARGE, guidepost.EUNPROCESSABLE, guidepost.ENOTFOUND,
+		guidepost.EQUOTA, guidepost.EUNAUTHORIZED:
 		// Done, or over: complete has recorded the upload's end.
 	default:
 		// Parts missing, or a dependency failed: the client may try again.
@@ -57,8 +58,7 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 	}
 	info, err := s.inspect(ctx, u)
 	if err != nil {
-		s.discard(ctx, u.MediaID)
-		s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
+		s.refuse(ctx, u)
 		return UploadResult{}, err
 	}
 	if u.Retry {
@@ -70,8 +70,20 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 		Bytes: u.Bytes, SHA256: u.SHA256, Width: info.DisplayWidth, Height: info.DisplayHeight,
 		CreatedAt: now, UpdatedAt: now,
 	}
-	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m) })
-	if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+	// Checked again now, as the quotas may have filled since the upload
+	// was created; a rate refusal leaves the upload open (and its object
+	// joined) for a complete after Retry-After.
+	admit, refund, err := s.admitNew(ctx, m, true)
+	if refused(err) {
+		s.refuse(ctx, u)
+	}
+	if err != nil {
+		return UploadResult{}, err
+	}
+	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m, admit) })
+	switch {
+	case guidepost.ErrorCode(err) == guidepost.ECONFLICT:
+		refund() // this row was made, and its render paid, by an earlier call; or not made at all
 		won, err := s.deps.Store.BySHA256(ctx, u.OwnerID, u.SHA256)
 		if err != nil {
 			return UploadResult{}, err
@@ -84,11 +96,21 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 		s.discard(ctx, m.ID)
 		s.setState(ctx, u, UploadCompleting, UploadCompleted, won.ID)
 		return s.result(ctx, won, Duplicate)
-	}
-	if err != nil {
+	case refused(err):
+		refund()
+		s.refuse(ctx, u)
+		return UploadResult{}, err
+	case err != nil:
 		return UploadResult{}, err // the original stays: the row may have committed
 	}
 	return s.accepted(ctx, u, m)
+}
+
+// refuse ends an upload whose object no row will own: the object is
+// deleted (a retry's is its own, see retryKey) and the upload aborted.
+func (s *Service) refuse(ctx context.Context, u Upload) {
+	s.discardKey(ctx, u.Key)
+	s.setState(ctx, u, UploadCompleting, UploadAborted, u.MediaID)
 }
 
 // accepted closes the upload on its photo and queues the photo's task.
@@ -96,26 +118,6 @@ func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult
 	s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
 	s.enqueue(ctx, m.ID)
 	return s.result(ctx, m, Accepted)
-}
-
-// completeRetry starts the failed photo the upload replaced the original of.
-func (s *Service) completeRetry(ctx context.Context, u Upload) (UploadResult, error) {
-	var m Media
-	err := s.detached(ctx, func(ctx context.Context) (err error) {
-		m, err = s.deps.Store.Retry(ctx, u.MediaID, s.deps.Clock.Now())
-		return err
-	})
-	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
-		if m, err = s.deps.Store.Get(ctx, u.MediaID); err != nil {
-			return UploadResult{}, err
-		}
-		s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
-		return s.result(ctx, m, Duplicate)
-	}
-	if err != nil {
-		return UploadResult{}, err
-	}
-	return s.accepted(ctx, u, m)
 }
 
 // joinParts completes the store's upload when every part is there at its

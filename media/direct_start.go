@@ -113,11 +113,15 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 		res, err := s.result(ctx, m, Duplicate)
 		return StartResult{Existing: res, Outcome: Duplicate}, err
 	case err == nil:
-		// Failed for a reason outside its bytes: these bytes replace its
-		// original, and completing retries it, as an upload to POST
-		// /v1/media would.
+		// Failed for a reason outside its bytes: completing retries it, as
+		// an upload to POST /v1/media would, once these bytes, sent to a
+		// key of their own, have proved to be the photo's (retryKey).
 		u.MediaID, u.Retry = m.ID, true
 	case guidepost.ErrorCode(err) != guidepost.ENOTFOUND:
+		return StartResult{}, err
+	}
+	// Asked, not spent: completing spends it (see limits.go).
+	if err := s.rateLeft(ctx, in.OwnerID); err != nil {
 		return StartResult{}, err
 	}
 	if err := s.openUpload(ctx, &u); err != nil {
@@ -144,13 +148,16 @@ func (s *Service) openUpload(ctx context.Context, u *Upload) error {
 		u.MediaID = mid.String()
 	}
 	u.Key = OriginalKey(u.MediaID)
+	if u.Retry {
+		u.Key = retryKey(*u)
+	}
 	now := s.deps.Clock.Now()
 	u.Created, u.Updated, u.Expires = now, now, now.Add(s.cfg.Direct.TTL)
 	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type); err != nil {
 		return err
 	}
 	err = s.detached(ctx, func(ctx context.Context) error {
-		return s.deps.Uploads.CreateUpload(ctx, *u, now.Add(-24*time.Hour), s.admit(u.Bytes))
+		return s.deps.Uploads.CreateUpload(ctx, *u, now.Add(-24*time.Hour), s.admit(*u))
 	})
 	if err != nil {
 		s.abortStore(ctx, *u)
@@ -158,20 +165,27 @@ func (s *Service) openUpload(ctx context.Context, u *Upload) error {
 	return err
 }
 
-// admit applies the per-account limits: uploads open at once, and bytes
+// admit applies the per-account limits: the quotas (an upload that retries
+// a failed photo adds none to them), uploads open at once, and bytes
 // declared in a day.
-func (s *Service) admit(bytes int64) func(open int, day int64) error {
+func (s *Service) admit(u Upload) func(UploadCounts) error {
 	d := s.cfg.Direct
-	return func(open int, day int64) error {
-		if open >= d.MaxOpen {
+	quota := s.quota(u.Bytes, true)
+	return func(c UploadCounts) error {
+		if !u.Retry {
+			if err := quota(c.Usage); err != nil {
+				return err
+			}
+		}
+		if c.Open >= d.MaxOpen {
 			return &guidepost.Error{Code: guidepost.ECONFLICT,
-				Message: fmt.Sprintf("you have %d uploads open, the most allowed: complete or cancel one first", open),
+				Message: fmt.Sprintf("you have %d uploads open, the most allowed: complete or cancel one first", c.Open),
 				Fields:  []guidepost.FieldError{{Field: "uploads", Code: guidepost.FLIMITREACHED, Message: fmt.Sprintf("at most %d may be open at once", d.MaxOpen)}}}
 		}
-		if day+bytes > d.DayBytes {
+		if c.DayBytes+u.Bytes > d.DayBytes {
 			return &guidepost.Error{Code: guidepost.ECONFLICT,
 				Message: fmt.Sprintf("this upload would pass your allowance of %d MiB a day; try again later", d.DayBytes>>20),
-				Fields:  []guidepost.FieldError{{Field: "bytes", Code: guidepost.FLIMITREACHED, Message: fmt.Sprintf("%d bytes are left for today", max(0, d.DayBytes-day))}}}
+				Fields:  []guidepost.FieldError{{Field: "bytes", Code: guidepost.FLIMITREACHED, Message: fmt.Sprintf("%d bytes are left for today", max(0, d.DayBytes-c.DayBytes))}}}
 		}
 		return nil
 	}

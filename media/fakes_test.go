@@ -49,7 +49,7 @@ type fakeStore struct {
 
 func notFound() error { return guidepost.Errorf(guidepost.ENOTFOUND, "media not found") }
 
-func (s *fakeStore) Create(ctx context.Context, m media.Media) error {
+func (s *fakeStore) Create(ctx context.Context, m media.Media, admit func(media.Usage) error) error {
 	if s.beforeCreate != nil {
 		s.beforeCreate()
 	}
@@ -58,6 +58,11 @@ func (s *fakeStore) Create(ctx context.Context, m media.Media) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if admit != nil {
+		if err := admit(s.usage(m.OwnerID)); err != nil {
+			return err
+		}
+	}
 	for _, r := range s.rows {
 		if r.OwnerID == m.OwnerID && r.SHA256 == m.SHA256 {
 			return guidepost.Errorf(guidepost.ECONFLICT, "media already exists")
@@ -70,9 +75,13 @@ func (s *fakeStore) Create(ctx context.Context, m media.Media) error {
 	return nil
 }
 
-func (s *fakeStore) Usage(_ context.Context, owner string) (media.Usage, error) {
+func (s *fakeStore) Usage(_ context.Context, owner, _ string, _ time.Time) (media.Usage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.usage(owner), nil
+}
+
+func (s *fakeStore) usage(owner string) media.Usage {
 	var u media.Usage
 	for _, r := range s.rows {
 		if r.OwnerID == owner {
@@ -80,7 +89,7 @@ func (s *fakeStore) Usage(_ context.Context, owner string) (media.Usage, error) 
 			u.Bytes += r.Bytes
 		}
 	}
-	return u, nil
+	return u
 }
 
 func (s *fakeStore) ByOwner(_ context.Context, owner, before string, limit int) ([]media.Media, error) {

@@ -51,6 +51,55 @@ func (s *Service) deleteOrphans(ctx context.Context, r *SweepReport) error {
 	s.mu.Lock()
 	s.orphansDoneTo = newest
 	s.mu.Unlock()
+	return s.deleteOldOrphans(ctx, r)
+}
+
+// deleteOldOrphans walks every original, at most once per OrphanFullEvery,
+// and deletes those last modified before OrphanAge whose key no row has.
+// The windowed pass above lists only the ids born in its window: an
+// original written under an old id (a row purged while a retry was being
+// copied over it, say) or under a key that is no id at all would escape
+// it forever. This pass goes by the object's own time, so nothing under
+// the originals' prefix stays without a row for long; it costs a listing
+// of the originals (1,000 keys a request) a day.
+func (s *Service) deleteOldOrphans(ctx context.Context, r *SweepReport) error {
+	now := s.deps.Clock.Now()
+	s.mu.Lock()
+	due := s.orphansFullAt.IsZero() || !now.Before(s.orphansFullAt.Add(s.cfg.OrphanFullEvery))
+	s.mu.Unlock()
+	if !due {
+		return nil
+	}
+	before := now.Add(-s.cfg.OrphanAge)
+	batch := map[string][]string{}
+	err := s.deps.Blobs.List(ctx, originalPrefix, func(o Object) error {
+		if !o.LastModified.Before(before) {
+			return nil
+		}
+		id := strings.TrimPrefix(o.Key, originalPrefix)
+		if _, err := uuid.Parse(id); err != nil || len(id) != 36 {
+			// No row can name it: it is nobody's.
+			if err := s.deps.Blobs.Delete(ctx, o.Key); err != nil {
+				return err
+			}
+			r.Orphans++
+			return nil
+		}
+		batch[id] = append(batch[id], o.Key)
+		if len(batch) < sweepBatch {
+			return nil
+		}
+		return s.deleteRowless(ctx, batch, r)
+	})
+	if err == nil {
+		err = s.deleteRowless(ctx, batch, r)
+	}
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.orphansFullAt = now
+	s.mu.Unlock()
 	return nil
 }
 

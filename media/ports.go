@@ -14,7 +14,14 @@ import (
 // vocabulary: ENOTFOUND for a missing row, ECONFLICT for a second row with
 // the same owner and SHA-256, EUNAVAILABLE when the database cannot be reached.
 type Store interface {
-	Create(ctx context.Context, m Media) error
+	// Create inserts m once admit (when not nil) allows it, given its
+	// owner's usage as of m.CreatedAt without the upload m comes from. The
+	// usage is read under the per-owner lock Uploads.CreateUpload takes, so
+	// no two creates, by whatever route, pass a quota together. An owner
+	// whose account is deleted (or being deleted) is refused with
+	// EUNAUTHORIZED in the same transaction, so no photo is added to an
+	// account its purge has passed.
+	Create(ctx context.Context, m Media, admit func(Usage) error) error
 	Get(ctx context.Context, id string) (Media, error)
 	BySHA256(ctx context.Context, ownerID, sha256 string) (Media, error)
 	// Start moves an unfinished photo to processing and counts the attempt;
@@ -42,9 +49,10 @@ type Store interface {
 	// Existing returns which of ids have a row (deleted ones included:
 	// their objects are removed by Purge, not by the orphan sweep).
 	Existing(ctx context.Context, ids []string) (map[string]bool, error)
-	// Usage is what an owner stores: photos (rows in any state) and the
-	// bytes of their originals.
-	Usage(ctx context.Context, ownerID string) (Usage, error)
+	// Usage is what an owner stores (photos, rows in any state, and the
+	// bytes of their originals) and what its direct uploads open at now
+	// declare, but for the upload of mediaID (may be "").
+	Usage(ctx context.Context, ownerID, mediaID string, now time.Time) (Usage, error)
 	// ByOwner lists an owner's photos newest first (by id), older than
 	// before when it is set, at most limit.
 	ByOwner(ctx context.Context, ownerID, before string, limit int) ([]Media, error)
@@ -65,10 +73,23 @@ type Store interface {
 	Purge(ctx context.Context, id string) error
 }
 
-// Usage is an account's storage, which its quota bounds.
+// Usage is an account's storage, which its quotas bound.
 type Usage struct {
 	Photos int64
 	Bytes  int64
+	// Open and OpenBytes are the direct uploads open (not expired) that
+	// would each add a photo, and the bytes they declared: they count
+	// against the quotas until they complete or end, so uploads opened
+	// together cannot pass a quota by completing together.
+	Open      int64
+	OpenBytes int64
+}
+
+// Limiter spends events of a Rate shared by every process (ratelimit.Redis
+// implements it). Take spends n (a negative n gives them back, n == 0 only
+// asks) and refuses, spending nothing, when they do not fit.
+type Limiter interface {
+	Take(ctx context.Context, key string, r guidepost.Rate, n int) guidepost.RateResult
 }
 
 // Keys records Idempotency-Key uses; the idempotency package owns the

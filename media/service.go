@@ -32,6 +32,9 @@ type Config struct {
 	// OrphanLookback bounds how far back past OrphanAge a sweep lists keys
 	// (48 h), so a sweep costs a few days of uploads, not the whole bucket.
 	OrphanLookback time.Duration
+	// OrphanFullEvery spaces the sweeps that list every original and go by
+	// its last-modified time (24 h), which find an orphan under any key.
+	OrphanFullEvery time.Duration
 	// RenderSlots sizes the decode semaphore at slotMiB a slot: a render
 	// takes a weight in proportion to the memory it needs, so memory, not
 	// task count, is what the semaphore bounds. Set it from
@@ -70,6 +73,7 @@ func (c *Config) defaults() {
 	guidepost.Default(&c.PendingAge, 5*time.Minute)
 	guidepost.Default(&c.OrphanAge, 24*time.Hour)
 	guidepost.Default(&c.OrphanLookback, 48*time.Hour)
+	guidepost.Default(&c.OrphanFullEvery, 24*time.Hour)
 	guidepost.Default(&c.RenderSlots, 1)
 	guidepost.Default(&c.MaxAttempts, 15)
 	guidepost.Default(&c.QuotaPhotos, 5000)
@@ -128,8 +132,12 @@ type Service struct {
 	render *semaphore.Weighted
 	newID  func() (uuid.UUID, error)
 
+	limiter Limiter        // WithUploadRate; nil: no rate
+	rate    guidepost.Rate // renders one account may queue (see limits.go)
+
 	mu            sync.Mutex
 	orphansDoneTo time.Time // ids made before this were checked for orphans
+	orphansFullAt time.Time // when every original was last checked
 }
 
 // New builds the service.

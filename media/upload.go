@@ -3,7 +3,6 @@ package media
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"time"
 
@@ -95,29 +94,6 @@ func (s *Service) check(in UploadInput) (photo.Info, error) {
 	return info, err
 }
 
-// checkQuota refuses a new photo that would take its owner past a quota,
-// before anything is written. It reads the usage and then writes, without
-// a lock: uploads racing past it together can overshoot, but only by the
-// uploads one account may have in flight at once (the API's per-account
-// cap), which bounds a burst. A repeat of stored bytes and a retry of a
-// failed photo add no row and are not checked.
-func (s *Service) checkQuota(ctx context.Context, in UploadInput) error {
-	u, err := s.deps.Store.Usage(ctx, in.OwnerID)
-	if err != nil {
-		return err
-	}
-	if u.Photos+1 > s.cfg.QuotaPhotos {
-		return guidepost.QuotaExceeded("photos", s.cfg.QuotaPhotos, u.Photos,
-			fmt.Sprintf("this account stores %d photos, its quota", u.Photos))
-	}
-	if u.Bytes+in.File.size > s.cfg.QuotaBytes {
-		return guidepost.QuotaExceeded("bytes", s.cfg.QuotaBytes, u.Bytes,
-			fmt.Sprintf("this photo would take the account past its quota of %d MiB stored (%d MiB used)",
-				s.cfg.QuotaBytes>>20, u.Bytes>>20))
-	}
-	return nil
-}
-
 // rowTimeout bounds a row write that outlives its request (see detached).
 const rowTimeout = 10 * time.Second
 
@@ -130,9 +106,6 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 	} else if guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		return UploadResult{}, err
 	}
-	if err := s.checkQuota(ctx, in); err != nil {
-		return UploadResult{}, err
-	}
 	id, err := s.newID()
 	if err != nil {
 		return UploadResult{}, err
@@ -143,21 +116,32 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 		ContentType: info.Format.MIME(), Bytes: in.File.size, SHA256: in.File.sha256,
 		Width: info.DisplayWidth, Height: info.DisplayHeight, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File.file, in.File.size, m.ContentType, in.File.sha256); err != nil {
+	admit, refund, err := s.admitNew(ctx, m, false)
+	if err != nil {
 		return UploadResult{}, err
 	}
-	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m) })
-	if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
+	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File.file, in.File.size, m.ContentType, in.File.sha256); err != nil {
+		refund()
+		return UploadResult{}, err
+	}
+	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m, admit) })
+	switch {
+	case guidepost.ErrorCode(err) == guidepost.ECONFLICT:
 		// Lost the race to an identical upload: the unique index refused
 		// this row, so this original is certainly unused. Answer with the
 		// winner.
+		refund()
 		s.discard(ctx, m.ID)
 		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err != nil {
 			return UploadResult{}, err
 		}
 		return s.result(ctx, m, Duplicate)
-	}
-	if err != nil {
+	case refused(err):
+		// Uploads racing this one took the quota first: no row was written.
+		refund()
+		s.discard(ctx, m.ID)
+		return UploadResult{}, err
+	case err != nil:
 		// The row may exist all the same: an insert whose reply was lost
 		// after PostgreSQL committed fails here too. Deleting the original
 		// could leave a row without it, so it stays; if there is no row,
@@ -186,16 +170,22 @@ func (s *Service) again(ctx context.Context, in UploadInput, m Media) (UploadRes
 // the lost part), then the row (back to pending), then the task (Enqueue
 // replaces the failed one, whose id would block it).
 func (s *Service) retry(ctx context.Context, in UploadInput, m Media) (UploadResult, error) {
+	refund, err := s.spendRender(ctx, in.OwnerID)
+	if err != nil {
+		return UploadResult{}, err
+	}
 	if err := s.deps.Blobs.Put(ctx, OriginalKey(m.ID), in.File.file, in.File.size, m.ContentType, in.File.sha256); err != nil {
+		refund()
 		return UploadResult{}, err
 	}
 	var reset Media
-	err := s.detached(ctx, func(ctx context.Context) (err error) {
+	err = s.detached(ctx, func(ctx context.Context) (err error) {
 		reset, err = s.deps.Store.Retry(ctx, m.ID, s.deps.Clock.Now())
 		return err
 	})
 	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 		// Another upload retried it first: answer with the photo as it is.
+		refund()
 		if m, err = s.deps.Store.BySHA256(ctx, in.OwnerID, in.File.sha256); err != nil {
 			return UploadResult{}, err
 		}
@@ -233,11 +223,13 @@ func (s *Service) enqueue(ctx context.Context, id string) {
 // discard deletes an original whose row was certainly not written (the
 // insert was refused). Failing here is harmless: the sweeper deletes
 // orphans.
-func (s *Service) discard(ctx context.Context, id string) {
+func (s *Service) discard(ctx context.Context, id string) { s.discardKey(ctx, OriginalKey(id)) }
+
+func (s *Service) discardKey(ctx context.Context, key string) {
 	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := s.deps.Blobs.Delete(dctx, OriginalKey(id)); err != nil {
-		s.deps.Log.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "media_id", id, "err", err)
+	if err := s.deps.Blobs.Delete(dctx, key); err != nil {
+		s.deps.Log.WarnContext(ctx, "media: could not delete an unused original; the sweeper will", "key", key, "err", err)
 	}
 }
 

@@ -57,16 +57,17 @@ func (s *Service) abortAbandoned(ctx context.Context, r *SweepReport) error {
 }
 
 // endUpload aborts one expired upload. A photo row for its media id means
-// the object is a photo's original (or, retrying, the failed photo's): it
-// stays. Otherwise an object there was joined by a complete call that died
-// before writing the row, and nothing will ever own it.
+// the object at its key is that photo's original: it stays. Otherwise an
+// object there was joined by a complete call that died before writing the
+// row, and nothing will ever own it; nor will a retry's own object
+// (retryKey), row or not.
 func (s *Service) endUpload(ctx context.Context, u Upload, now time.Time) error {
 	if err := s.deps.Multipart.AbortMultipart(ctx, u.Key, u.StoreID); err != nil {
 		return err
 	}
 	_, err := s.deps.Store.Get(ctx, u.MediaID)
 	switch {
-	case guidepost.ErrorCode(err) == guidepost.ENOTFOUND:
+	case guidepost.ErrorCode(err) == guidepost.ENOTFOUND, u.Key != OriginalKey(u.MediaID):
 		if err := s.deps.Blobs.Delete(ctx, u.Key); err != nil {
 			return err
 		}
@@ -80,6 +81,6 @@ func (s *Service) endUpload(ctx context.Context, u Upload, now time.Time) error 
 	if err != nil {
 		return err
 	}
-	s.deps.Log.InfoContext(ctx, "media: sweeper aborted an expired direct upload", "upload_id", u.ID, "state", u.State)
+	s.deps.Log.InfoContext(ctx, "media: aborted a direct upload (expired, or its account deleted)", "upload_id", u.ID, "state", u.State)
 	return nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -38,6 +39,18 @@ func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState
 	return s.likeOne(ctx, op)
 }
 
+// liveUsers selects (as u) the users likes may be added for: not deleted.
+// Each statement holds them FOR SHARE until the like commits. Deleting an account updates
+// its row, so it waits for a like holding it, and the purge that follows
+// removes that like with the others (counts corrected); a like after the
+// mark finds the account deleted and adds nothing, so no like is left for
+// the account row's cascade to delete uncounted.
+const liveUsers = `SELECT u.id FROM users u WHERE u.deleted_at IS NULL`
+
+func errAccountDeleted() error {
+	return guidepost.Errorf(guidepost.EUNAUTHORIZED, "the account was deleted")
+}
+
 // likeOne writes one request by itself: one statement, one round trip,
 // atomic. A double tap's second insert waits for the first, then does
 // nothing.
@@ -45,8 +58,11 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 	var st guides.LikeState
 	var err error
 	if op.like {
-		err = s.db.Pool.QueryRow(ctx, `WITH ins AS (
-			INSERT INTO guide_likes (guide_id, user_id, created_at) VALUES ($1, $2, $3)
+		var live bool
+		err = s.db.Pool.QueryRow(ctx, `WITH live AS (
+			`+liveUsers+` AND u.id = $2 FOR SHARE
+		), ins AS (
+			INSERT INTO guide_likes (guide_id, user_id, created_at) SELECT $1::uuid, id, $3::timestamptz FROM live
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $4, 1, clock_timestamp() FROM ins
@@ -56,8 +72,11 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			RETURNING 1
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
-		       + (SELECT count(*) FROM bump)
-		FROM guides g WHERE g.id = $1`, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount)
+		       + (SELECT count(*) FROM bump), EXISTS (SELECT 1 FROM live)
+		FROM guides g WHERE g.id = $1`, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount, &live)
+		if err == nil && !live {
+			return guides.LikeState{}, errAccountDeleted()
+		}
 	} else {
 		err = s.db.Pool.QueryRow(ctx, `WITH del AS (
 			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2 RETURNING guide_id
@@ -81,7 +100,8 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 // statement, so one commit: likes inserted and unlikes deleted, and each
 // guide's shard bumped once by exactly the rows inserted minus the rows
 // deleted. It returns each existing guide's count after the round; a
-// guide that does not exist is absent. The rows are read to the end, so a
+// guide that does not exist is absent. A like for an account deleted
+// fails the round (see ins). The rows are read to the end, so a
 // failed commit is an error here, before anyone is answered.
 func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]int64, error) {
 	type pair struct{ guide, user string }
@@ -97,9 +117,15 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 	}
 	rows, err := s.db.Pool.Query(ctx, `WITH req AS (
 			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bool[]) AS r(guide_id, user_id, at, liking)
+		), live AS (
+			`+liveUsers+` AND u.id IN (SELECT user_id FROM req WHERE liking) ORDER BY u.id FOR SHARE
 		), ins AS (
+			-- A like for an account deleted is written without its user,
+			-- which NOT NULL refuses: the round fails as it does for a user
+			-- removed (the foreign key), and the batcher writes it again
+			-- request by request, each with its own answer.
 			INSERT INTO guide_likes (guide_id, user_id, created_at)
-			SELECT r.guide_id, r.user_id, r.at FROM req r
+			SELECT r.guide_id, CASE WHEN r.user_id IN (SELECT id FROM live) THEN r.user_id END, r.at FROM req r
 			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id)
 			ORDER BY r.guide_id, r.user_id -- one lock order for every batch
 			ON CONFLICT DO NOTHING RETURNING guide_id

@@ -42,22 +42,41 @@ func scanMedia(row pgx.Row) (media.Media, error) {
 	return m, translate(err, "media")
 }
 
-// Create inserts a new row; the UNIQUE (owner_id, sha256) constraint makes a
-// second upload of the same bytes ECONFLICT, whoever checked first.
-func (s *Media) Create(ctx context.Context, m media.Media) error {
-	_, err := s.db.Pool.Exec(ctx,
-		`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-		m.ID, m.OwnerID, m.Status, m.ContentType, m.Bytes, m.Width, m.Height, m.SHA256, m.CreatedAt, m.UpdatedAt)
-	return translate(err, "media")
+// Create inserts a new row under lockOwner, once admit allows it; the
+// unique index on (owner_id, sha256) makes a second upload of the same
+// bytes ECONFLICT, whoever checked first.
+func (s *Media) Create(ctx context.Context, m media.Media, admit func(media.Usage) error) error {
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		if err := lockOwner(ctx, tx, m.OwnerID); err != nil {
+			return err
+		}
+		if admit != nil {
+			u, err := usage(ctx, tx, m.OwnerID, m.CreatedAt, m.ID)
+			if err != nil {
+				return err
+			}
+			if err := admit(u); err != nil {
+				return err
+			}
+		}
+		_, err := tx.Exec(ctx,
+			`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+			m.ID, m.OwnerID, m.Status, m.ContentType, m.Bytes, m.Width, m.Height, m.SHA256, m.CreatedAt, m.UpdatedAt)
+		return translate(err, "media")
+	})
 }
 
-// Usage counts an owner's rows through the (owner_id, sha256) index.
-func (s *Media) Usage(ctx context.Context, ownerID string) (media.Usage, error) {
-	var u media.Usage
-	err := s.db.Pool.QueryRow(ctx,
-		`SELECT count(*), coalesce(sum(bytes), 0)::bigint FROM media WHERE owner_id = $1`, ownerID).Scan(&u.Photos, &u.Bytes)
-	return u, translate(err, "media")
+// Usage counts an owner's rows through the (owner_id, sha256) index, and
+// its open uploads through uploads_owner_idx.
+func (s *Media) Usage(ctx context.Context, ownerID, mediaID string, now time.Time) (media.Usage, error) {
+	if !validUUID(ownerID) {
+		return media.Usage{}, nil
+	}
+	if !validUUID(mediaID) {
+		mediaID = lastID
+	}
+	return usage(ctx, s.db.Pool, ownerID, now, mediaID)
 }
 
 func (s *Media) Get(ctx context.Context, id string) (media.Media, error) {

@@ -23,10 +23,10 @@ func TestDeletedPhotoLeavesItsGuidesAndIsPurged(t *testing.T) {
 	g := gsql.NewGuides(db)
 	owner := newUser(t, db)
 	first, second := newMedia(owner, "1"), newMedia(owner, "2")
-	if err := s.Create(ctx, first); err != nil {
+	if err := s.Create(ctx, first, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Create(ctx, second); err != nil {
+	if err := s.Create(ctx, second, nil); err != nil {
 		t.Fatal(err)
 	}
 	guideID := uuid.Must(uuid.NewV7()).String()
@@ -71,7 +71,7 @@ func TestDeletedPhotoLeavesItsGuidesAndIsPurged(t *testing.T) {
 	}
 	// The same bytes uploaded again are a new photo.
 	again := newMedia(owner, "1")
-	if err := s.Create(ctx, again); err != nil {
+	if err := s.Create(ctx, again, nil); err != nil {
 		t.Fatalf("re-upload after delete: %v", err)
 	}
 	deleted, err := s.Deleted(ctx, t0.Add(time.Second), 10)

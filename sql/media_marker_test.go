@@ -20,7 +20,7 @@ func TestMediaWithoutMarker(t *testing.T) {
 	owner := newUser(t, db)
 	fresh, old, pending, gone := newMedia(owner, "a"), newMedia(owner, "b"), newMedia(owner, "c"), newMedia(owner, "d")
 	for _, m := range []media.Media{fresh, old, pending, gone} {
-		if err := s.Create(ctx, m); err != nil {
+		if err := s.Create(ctx, m, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

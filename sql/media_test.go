@@ -42,13 +42,13 @@ func TestMediaRowsAreUniquePerOwnerAndBytes(t *testing.T) {
 	s := gsql.NewMedia(db)
 	alice, bob := newUser(t, db), newUser(t, db)
 	m := newMedia(alice, "a")
-	if err := s.Create(ctx, m); err != nil {
+	if err := s.Create(ctx, m, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Create(ctx, newMedia(alice, "a")); guidepost.ErrorCode(err) != guidepost.ECONFLICT {
+	if err := s.Create(ctx, newMedia(alice, "a"), nil); guidepost.ErrorCode(err) != guidepost.ECONFLICT {
 		t.Fatalf("same owner, same bytes: want ECONFLICT, got %v", err)
 	}
-	if err := s.Create(ctx, newMedia(bob, "a")); err != nil {
+	if err := s.Create(ctx, newMedia(bob, "a"), nil); err != nil {
 		t.Fatalf("another owner, same bytes: %v", err)
 	}
 	got, err := s.BySHA256(ctx, alice, m.SHA256)
@@ -69,7 +69,7 @@ func TestMediaLifecycleIsOneWay(t *testing.T) {
 	db := testkit.DB(t)
 	s := gsql.NewMedia(db)
 	m := newMedia(newUser(t, db), "b")
-	s.Create(ctx, m)
+	s.Create(ctx, m, nil)
 	for i := 1; i <= 2; i++ {
 		got, err := s.Start(ctx, m.ID, t0.Add(time.Minute))
 		if err != nil || got.Status != media.StatusProcessing || got.Attempts != i {
@@ -102,7 +102,7 @@ func TestMediaStaleTouchAndExisting(t *testing.T) {
 	old, fresh, done := newMedia(owner, "1"), newMedia(owner, "2"), newMedia(owner, "3")
 	fresh.UpdatedAt = t0.Add(time.Hour)
 	for _, m := range []media.Media{old, fresh, done} {
-		s.Create(ctx, m)
+		s.Create(ctx, m, nil)
 	}
 	s.Finish(ctx, done.ID, "", photo.Capture{}, t0)
 	stale, err := s.Stale(ctx, t0.Add(time.Minute), 10)
@@ -201,7 +201,7 @@ func TestMediaRetryResetsOnlyAFailedRow(t *testing.T) {
 	db := testkit.DB(t)
 	s := gsql.NewMedia(db)
 	m := newMedia(newUser(t, db), "c")
-	s.Create(ctx, m)
+	s.Create(ctx, m, nil)
 	if _, err := s.Retry(ctx, m.ID, t0); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		t.Fatalf("retry of a pending row: %v", err)
 	}
@@ -333,17 +333,17 @@ func TestMediaUsageCountsOneOwnersRows(t *testing.T) {
 	s := gsql.NewMedia(db)
 	alice, bob := newUser(t, db), newUser(t, db)
 	for _, sha := range []string{"a", "b", "c"} {
-		if err := s.Create(ctx, newMedia(alice, sha)); err != nil {
+		if err := s.Create(ctx, newMedia(alice, sha), nil); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := s.Create(ctx, newMedia(bob, "a")); err != nil {
+	if err := s.Create(ctx, newMedia(bob, "a"), nil); err != nil {
 		t.Fatal(err)
 	}
-	if u, err := s.Usage(ctx, alice); err != nil || u != (media.Usage{Photos: 3, Bytes: 3 * 1234}) {
+	if u, err := s.Usage(ctx, alice, "", time.Now()); err != nil || u != (media.Usage{Photos: 3, Bytes: 3 * 1234}) {
 		t.Fatalf("alice: %+v %v", u, err)
 	}
-	if u, err := s.Usage(ctx, newUser(t, db)); err != nil || u != (media.Usage{}) {
+	if u, err := s.Usage(ctx, newUser(t, db), "", time.Now()); err != nil || u != (media.Usage{}) {
 		t.Fatalf("nobody's: %+v %v", u, err)
 	}
 }

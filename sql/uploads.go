@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -28,24 +29,26 @@ func scanUpload(row pgx.Row) (media.Upload, error) {
 	return u, translate(err, "upload")
 }
 
-// CreateUpload serialises an owner's creates on a transaction-scoped
-// advisory lock, so the counts admit reads stay true until the insert.
-func (s *Uploads) CreateUpload(ctx context.Context, u media.Upload, since time.Time, admit func(open int, bytes int64) error) error {
+// CreateUpload serialises an owner's creates, and its photo inserts, on
+// lockOwner, so the counts admit reads stay true until the insert.
+func (s *Uploads) CreateUpload(ctx context.Context, u media.Upload, since time.Time, admit func(media.UploadCounts) error) error {
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('uploads/' || $1, 0))`, u.OwnerID); err != nil {
-			return translate(err, "upload")
+		if err := lockOwner(ctx, tx, u.OwnerID); err != nil {
+			return err
 		}
-		var open int
-		var bytes int64
+		var c media.UploadCounts
 		err := tx.QueryRow(ctx,
 			`SELECT count(*) FILTER (WHERE state IN ('open', 'completing') AND expires_at > $2),
 			        coalesce(sum(bytes) FILTER (WHERE created_at > $3), 0)
 			 FROM uploads WHERE owner_id = $1 AND created_at > least($2 - interval '30 days', $3)`,
-			u.OwnerID, u.Created, since).Scan(&open, &bytes)
+			u.OwnerID, u.Created, since).Scan(&c.Open, &c.DayBytes)
 		if err != nil {
 			return translate(err, "upload")
 		}
-		if err := admit(open, bytes); err != nil {
+		if c.Usage, err = usage(ctx, tx, u.OwnerID, u.Created, u.MediaID); err != nil {
+			return err
+		}
+		if err := admit(c); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx,
@@ -56,6 +59,41 @@ func (s *Uploads) CreateUpload(ctx context.Context, u media.Upload, since time.T
 			u.Type, u.PartSize, u.State, u.Created, u.Updated, u.Expires)
 		return translate(err, "upload")
 	})
+}
+
+// lockOwner serialises, until the transaction ends, everything that adds
+// to what an owner stores (photo rows, direct uploads), so a quota read
+// under it stays true until the insert. It also holds the user's row FOR
+// SHARE, which account deletion's UPDATE waits for: an account marked
+// deleted is refused here, and one being marked waits for this insert to
+// commit, so the purge that follows sees what it added.
+func lockOwner(ctx context.Context, tx pgx.Tx, ownerID string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('uploads/' || $1, 0))`, ownerID); err != nil {
+		return translate(err, "upload")
+	}
+	var live bool
+	err := tx.QueryRow(ctx, `SELECT deleted_at IS NULL FROM users WHERE id = $1 FOR SHARE`, ownerID).Scan(&live)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		return translate(err, "user")
+	}
+	if !live {
+		return guidepost.Errorf(guidepost.EUNAUTHORIZED, "the account was deleted")
+	}
+	return nil
+}
+
+// usage reads what an owner stores and what its uploads open at now would
+// add, leaving out the upload of mediaID (the one being completed). An
+// upload that retries a failed photo adds no row and is not counted.
+func usage(ctx context.Context, q rowQuerier, ownerID string, now time.Time, mediaID string) (media.Usage, error) {
+	var u media.Usage
+	err := q.QueryRow(ctx,
+		`SELECT (SELECT count(*) FROM media WHERE owner_id = $1),
+		        (SELECT coalesce(sum(bytes), 0)::bigint FROM media WHERE owner_id = $1),
+		        count(*), coalesce(sum(bytes), 0)::bigint
+		 FROM uploads WHERE owner_id = $1 AND state IN ('open', 'completing') AND expires_at > $2
+		   AND NOT retry AND media_id <> $3::uuid`, ownerID, now, mediaID).Scan(&u.Photos, &u.Bytes, &u.Open, &u.OpenBytes)
+	return u, translate(err, "media")
 }
 
 func (s *Uploads) GetUpload(ctx context.Context, id string) (media.Upload, error) {
@@ -105,6 +143,28 @@ func (s *Uploads) ExpiredUploads(ctx context.Context, before time.Time, limit in
 	if err != nil {
 		return nil, translate(err, "upload")
 	}
+	return collectUploads(rows)
+}
+
+// rowQuerier is a pool or a transaction.
+type rowQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
+// OwnerUploads uses uploads_owner_idx.
+func (s *Uploads) OwnerUploads(ctx context.Context, ownerID string) ([]media.Upload, error) {
+	if !validUUID(ownerID) {
+		return nil, nil
+	}
+	rows, err := s.db.Pool.Query(ctx,
+		`SELECT `+uploadColumns+` FROM uploads WHERE owner_id = $1 AND state IN ('open', 'completing') ORDER BY created_at`, ownerID)
+	if err != nil {
+		return nil, translate(err, "upload")
+	}
+	return collectUploads(rows)
+}
+
+func collectUploads(rows pgx.Rows) ([]media.Upload, error) {
 	defer rows.Close()
 	var out []media.Upload
 	for rows.Next() {

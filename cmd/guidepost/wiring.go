@@ -175,11 +175,11 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
 	})
 	deps.Limiter = limiter
-	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, Upload: lim.Upload, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename}
+	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
-	mediaSvc := a.mediaService(nil)
+	mediaSvc := a.mediaService(nil).WithUploadRate(limiter, lim.Upload)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
