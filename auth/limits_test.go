@@ -126,13 +126,22 @@ func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
 // address and, meanwhile, the honest account's from another; it returns
 // the honest one's code and the guesses' codes, once all have ended.
 func guessesBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int) (honest string, codes map[string]int) {
+	return floodBesideAnHonestLogin(t, svc, n, func(i int) string {
+		return login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+	})
+}
+
+// floodBesideAnHonestLogin runs n attempts at once and, meanwhile, an
+// honest log-in from another address; it returns the honest one's code
+// and the attempts' codes, once all have ended.
+func floodBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int, attempt func(i int) string) (honest string, codes map[string]int) {
 	signup(t, svc, "honest@example.com")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes = map[string]int{}
 	for i := range n {
 		wg.Go(func() {
-			code := login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+			code := attempt(i)
 			mu.Lock()
 			codes[code]++
 			mu.Unlock()

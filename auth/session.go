@@ -112,62 +112,93 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	return c, nil
 }
 
+// PasswordChange is a signed-in caller's request for a new password.
+// ClientAddr is the address failed attempts are counted under.
+type PasswordChange struct {
+	UserID     string
+	Current    string
+	Next       string
+	ClientAddr string
+}
+
 // ChangePassword checks the current password, stores the new one and
 // revokes every session of the account (every device signs in again);
-// the caller gets a fresh session.
-func (s *Service) ChangePassword(ctx context.Context, userID, current, next string) (Session, error) {
-	if err := checkPasswordRule("new_password", next); err != nil {
+// the caller gets a fresh session. A wrong current password is a failed
+// log-in, counted against the address and the account's email: a stolen
+// access token is no way to guess the password without limit.
+func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) (Session, error) {
+	if err := checkPasswordRule("new_password", in.Next); err != nil {
 		return Session{}, err
 	}
-	u, err := s.store.UserByID(ctx, userID)
+	u, err := s.store.UserByID(ctx, in.UserID)
 	if err != nil {
 		return Session{}, err
 	}
 	if u.PasswordHash == "" {
 		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "a guest account has no password; upgrade it first")
 	}
-	var ok bool
-	if err := s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(u.PasswordHash, current); return }); err != nil {
-		return Session{}, err
-	}
-	if !ok {
-		return Session{}, guidepost.Invalid(guidepost.Field("current_password", guidepost.FINCORRECT, "is incorrect"))
-	}
-	var hash string
-	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(next); return }); err != nil {
-		return Session{}, err
-	}
-	if err := s.store.SetPassword(ctx, userID, hash, s.now()); err != nil {
-		return Session{}, err
-	}
-	u.PasswordHash = hash
-	return s.session(ctx, u)
+	var sess Session
+	err = s.guarded(ctx, in.ClientAddr, u.Email, func() error {
+		var ok bool
+		if err := s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(u.PasswordHash, in.Current); return }); err != nil {
+			return err
+		}
+		if !ok {
+			return guidepost.Invalid(guidepost.Field("current_password", guidepost.FINCORRECT, "is incorrect"))
+		}
+		var hash string
+		if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Next); return }); err != nil {
+			return err
+		}
+		if err := s.store.SetPassword(ctx, u.ID, hash, s.now()); err != nil {
+			return err
+		}
+		u.PasswordHash = hash
+		sess, err = s.session(ctx, u)
+		return err
+	})
+	return sess, err
 }
 
 // Upgrade turns the caller's guest account into a full one in place: the
-// same id, so every guide, photo and like it made stays its own. Its
-// sessions stay live; the answer is a new session for the full account.
-func (s *Service) Upgrade(ctx context.Context, userID string, in SignupInput) (Session, error) {
+// same id, so every guide, photo and like it made stays its own. The
+// answer is a new session for the full account. A taken email is
+// ECONFLICT before any hashing, counted as a failed attempt, as at sign-up.
+func (s *Service) Upgrade(ctx context.Context, c Caller, in SignupInput) (Session, error) {
 	if err := in.validate(); err != nil {
 		return Session{}, err
 	}
-	u, err := s.store.UserByID(ctx, userID)
+	u, err := s.store.UserByID(ctx, c.UserID)
 	if err != nil {
 		return Session{}, err
 	}
 	if !u.Guest {
-		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+		return Session{}, errNotGuest
 	}
-	var hash string
-	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
-		return Session{}, err
-	}
-	u.Email, u.DisplayName, u.PasswordHash, u.Guest = in.Email, in.DisplayName, hash, false
-	if err := s.store.Upgrade(ctx, u); err != nil {
-		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
-			return Session{}, guidepost.Wrap(guidepost.ECONFLICT, err, "an account with this email already exists")
+	var sess Session
+	err = s.guarded(ctx, in.ClientAddr, in.Email, func() error {
+		if err := s.emailFree(ctx, in.Email); err != nil {
+			return err
 		}
-		return Session{}, err
-	}
-	return s.session(ctx, u)
+		var hash string
+		if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
+			return err
+		}
+		u.Email, u.DisplayName, u.PasswordHash, u.Guest = in.Email, in.DisplayName, hash, false
+		err := s.store.Upgrade(ctx, u)
+		switch guidepost.ErrorCode(err) {
+		case "":
+		case guidepost.ECONFLICT:
+			return emailTaken(err)
+		case guidepost.ENOTFOUND:
+			return errNotGuest
+		default:
+			return err
+		}
+		sess, err = s.session(ctx, u)
+		return err
+	})
+	return sess, err
 }
+
+var errNotGuest = guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")

@@ -121,11 +121,11 @@ func TestPasswordChangeRevokesEverySession(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := svc.Login(ctx, auth.LoginInput{Email: "eve@example.com", Password: "password1"})
-	_, err = svc.ChangePassword(ctx, a.User.ID, "wrong-password", "password2")
+	_, err = svc.ChangePassword(ctx, auth.PasswordChange{UserID: a.User.ID, Current: "wrong-password", Next: "password2"})
 	if guidepost.ErrorCode(err) != guidepost.EINVALID || guidepost.ErrorFields(err)[0].Field != "current_password" {
 		t.Fatalf("wrong current password: %v", err)
 	}
-	fresh, err := svc.ChangePassword(ctx, a.User.ID, "password1", "password2")
+	fresh, err := svc.ChangePassword(ctx, auth.PasswordChange{UserID: a.User.ID, Current: "password1", Next: "password2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,11 +158,11 @@ func TestGuestUpgradesInPlace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = svc.Upgrade(ctx, guest.User.ID, auth.SignupInput{Email: "TAKEN@example.com", Password: "password1", DisplayName: "G"})
+	_, err = svc.Upgrade(ctx, auth.Caller{UserID: guest.User.ID}, auth.SignupInput{Email: "TAKEN@example.com", Password: "password1", DisplayName: "G"})
 	if guidepost.ErrorCode(err) != guidepost.ECONFLICT {
 		t.Fatalf("taken email: %v", err)
 	}
-	full, err := svc.Upgrade(ctx, guest.User.ID, auth.SignupInput{Email: "fay@example.com", Password: "password1", DisplayName: "Fay"})
+	full, err := svc.Upgrade(ctx, auth.Caller{UserID: guest.User.ID}, auth.SignupInput{Email: "fay@example.com", Password: "password1", DisplayName: "Fay"})
 	if err != nil || full.User.ID != guest.User.ID || full.User.Guest || full.User.Email != "fay@example.com" {
 		t.Fatalf("upgrade: %+v, %v", full.User, err)
 	}
@@ -170,7 +170,7 @@ func TestGuestUpgradesInPlace(t *testing.T) {
 	if err != nil || login.User.ID != guest.User.ID {
 		t.Fatalf("login after upgrade: %+v, %v", login.User, err)
 	}
-	_, err = svc.Upgrade(ctx, guest.User.ID, auth.SignupInput{Email: "fay2@example.com", Password: "password1", DisplayName: "Fay"})
+	_, err = svc.Upgrade(ctx, auth.Caller{UserID: guest.User.ID}, auth.SignupInput{Email: "fay2@example.com", Password: "password1", DisplayName: "Fay"})
 	if guidepost.ErrorCode(err) != guidepost.ECONFLICT {
 		t.Fatalf("second upgrade: %v", err)
 	}

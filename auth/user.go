@@ -69,7 +69,8 @@ type Store interface {
 	// in one transaction.
 	SetPassword(ctx context.Context, userID, hash string, now time.Time) error
 	// Upgrade gives a guest an email, a password and a name, keeping its
-	// id; ECONFLICT when the account is no guest or the email is taken.
+	// id; ECONFLICT when the email is taken, ENOTFOUND when the account is
+	// no (longer a) guest.
 	Upgrade(ctx context.Context, u User) error
 	// Rename sets the display name of a live account and returns it.
 	Rename(ctx context.Context, userID, displayName string) (User, error)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 )
 
@@ -112,7 +111,7 @@ func (s *Users) Upgrade(ctx context.Context, u auth.User) error {
 		return translate(err, "user")
 	}
 	if tag.RowsAffected() == 0 {
-		return guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+		return translate(pgx.ErrNoRows, "guest account")
 	}
 	return nil
 }
