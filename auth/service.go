@@ -21,9 +21,7 @@ type Service struct {
 	store  Store
 	tokens *Tokens
 	clock  guidepost.Clock
-	// refreshTTL is how long a session lasts without a refresh: each
-	// refresh issues a token valid this long again, up to the session's end.
-	refreshTTL time.Duration
+	sessions SessionPolicy
 	// dummyHash is checked against when an email is unknown, so a failed
 	// log-in takes as long whether or not the account exists.
 	dummyHash string
@@ -36,25 +34,25 @@ type Service struct {
 	inflight map[string]int // log-ins being checked, by client address
 }
 
-// DefaultRefreshTTL is a session's lifetime: a phone that opens the app
-// once a month stays signed in.
+// DefaultRefreshTTL is how long a session lasts unused: a phone that opens
+// the app once a month stays signed in.
 const DefaultRefreshTTL = 30 * 24 * time.Hour
 
-// NewService wires the account use cases; sessions last DefaultRefreshTTL
-// (see WithRefreshTTL).
+// NewService wires the account use cases; sessions follow
+// DefaultSessionPolicy (see WithSessionPolicy).
 func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
 	h, err := hashPassword(rand.Text())
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
-		hashing: make(chan struct{}, max(2, runtime.NumCPU())), refreshTTL: DefaultRefreshTTL}
+		hashing: make(chan struct{}, max(2, runtime.NumCPU())), sessions: DefaultSessionPolicy}
 }
 
-// WithRefreshTTL sets how long a session lasts (REFRESH_TTL).
+// WithRefreshTTL sets how long a session lasts unused (REFRESH_TTL).
 func (s *Service) WithRefreshTTL(d time.Duration) *Service {
 	if d > 0 {
-		s.refreshTTL = d
+		s.sessions.TTL = d
 	}
 	return s
 }
