@@ -18,9 +18,9 @@ import (
 
 // Service implements the account use cases.
 type Service struct {
-	store  Store
-	tokens *Tokens
-	clock  guidepost.Clock
+	store    Store
+	tokens   *Tokens
+	clock    guidepost.Clock
 	sessions SessionPolicy
 	// dummyHash is checked against when an email is unknown, so a failed
 	// log-in takes as long whether or not the account exists.

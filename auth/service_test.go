@@ -31,14 +31,16 @@ type fixture struct {
 	clock  *movableClock
 	users  *gsql.Users
 	tokens *auth.Tokens
+	db     *gsql.DB
 }
 
 func newFixture(t *testing.T) fixture {
 	clock := &movableClock{}
 	clock.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
-	users := gsql.NewUsers(testkit.DB(t))
-	return fixture{svc: auth.NewService(users, tokens, clock), clock: clock, users: users, tokens: tokens}
+	db := testkit.DB(t)
+	users := gsql.NewUsers(db)
+	return fixture{svc: auth.NewService(users, tokens, clock), clock: clock, users: users, tokens: tokens, db: db}
 }
 
 func TestSignupLoginAndMe(t *testing.T) {

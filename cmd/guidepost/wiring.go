@@ -317,3 +317,11 @@ func (a *app) authService(users *gsql.Users, tokens *auth.Tokens) *auth.Service 
 	return auth.NewService(users, tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).
 		WithSessionPolicy(auth.SessionPolicy{MaxAge: c.MaxAge, Grace: c.Grace})
 }
+
+// sessionSweeper keeps the session tables bounded; a used refresh token is
+// kept at least through its grace.
+func (a *app) sessionSweeper() *auth.Sweeper {
+	c := a.cfg.Sessions
+	return &auth.Sweeper{Store: gsql.NewUsers(a.db), Clock: a.clock,
+		UsedRetention: max(c.UsedRetention, c.Grace), GuestIdle: c.GuestIdle}
+}
