@@ -6,12 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
-	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/ratelimit"
 )
 
 // A taken email is answered from a lookup: with every hashing slot busy,
@@ -117,14 +113,7 @@ func TestWrongCurrentPasswordIsAFailedLogin(t *testing.T) {
 // stolen token) leave the hashing slots to an honest log-in from
 // elsewhere, with Redis down so that only the in-flight cap holds.
 func TestPasswordChangeFloodDoesNotStarveLogins(t *testing.T) {
-	svc, _ := newService(t)
-	srv := testkit.StartRedis(t)
-	opt, _ := redis.ParseURL(srv.URL)
-	client := redis.NewClient(opt)
-	t.Cleanup(func() { client.Close() })
-	srv.Stop()
-	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
-		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	svc := serviceWithRedisDown(t)
 	ctx := context.Background()
 	signup(t, svc, "victim@example.com")
 	stolen, err := svc.Login(ctx, auth.LoginInput{Email: "victim@example.com", Password: "correct horse"})

@@ -18,10 +18,7 @@ func TestRefreshRetriedWithinTheGraceGetsAWorkingPair(t *testing.T) {
 	svc, clock := newService(t)
 	svc.WithSessionPolicy(auth.SessionPolicy{Grace: 10 * time.Second})
 	ctx := context.Background()
-	first, err := svc.Guest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := guest(t, svc)
 	lost, err := svc.Refresh(ctx, first.RefreshToken)
 	if err != nil {
 		t.Fatal(err)
@@ -54,10 +51,8 @@ func TestSessionsEndAfterLastUseUpToTheirCeiling(t *testing.T) {
 	const day = 24 * time.Hour
 	svc.WithSessionPolicy(auth.SessionPolicy{TTL: 30 * day, MaxAge: 70 * day})
 	ctx := context.Background()
-	s, err := svc.Guest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := guest(t, svc)
+	var err error
 	for i := range 3 { // days 20, 40, 60: each within 30 days of the last use
 		clock.Add(20 * day)
 		if s, err = svc.Refresh(ctx, s.RefreshToken); err != nil {
@@ -78,10 +73,7 @@ func TestSessionsEndAfterLastUseUpToTheirCeiling(t *testing.T) {
 func TestTokensWithoutASessionAreRefused(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	sess, err := f.svc.Guest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := guest(t, f.svc)
 	bare, err := f.tokens.Issue(sess.User.ID, "")
 	if err != nil {
 		t.Fatal(err)
@@ -100,10 +92,7 @@ func TestTokensWithoutASessionAreRefused(t *testing.T) {
 func TestUpgradeEndsTheGuestsOtherSessions(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	phone, err := f.svc.Guest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	phone := guest(t, f.svc)
 	caller, err := f.svc.Authenticate(ctx, phone.AccessToken)
 	if err != nil {
 		t.Fatal(err)

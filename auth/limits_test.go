@@ -105,14 +105,7 @@ func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
 // address still has at most InFlightPerAddr log-ins being checked: forty
 // guesses in flight leave the hashing slots to an honest log-in.
 func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
-	svc, _ := newService(t)
-	srv := testkit.StartRedis(t)
-	opt, _ := redis.ParseURL(srv.URL)
-	client := redis.NewClient(opt)
-	t.Cleanup(func() { client.Close() })
-	srv.Stop()
-	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
-		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	svc := serviceWithRedisDown(t)
 	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
 	if honest != "" {
 		t.Fatalf("honest log-in beside 40 guesses with Redis down: %q (guesses: %v)", honest, codes)
@@ -120,6 +113,19 @@ func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
 	if codes[guidepost.ERATELIMITED] == 0 || codes[guidepost.EUNAVAILABLE] != 0 {
 		t.Fatalf("guesses answered %v: want some refused at once and none left waiting for a hashing slot", codes)
 	}
+}
+
+// serviceWithRedisDown has the log-in guards on a limiter whose Redis has
+// stopped: the rates let everything through, the in-flight cap of 2 holds.
+func serviceWithRedisDown(t *testing.T) *auth.Service {
+	svc, _ := newService(t)
+	srv := testkit.StartRedis(t)
+	opt, _ := redis.ParseURL(srv.URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	srv.Stop()
+	return svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
+		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
 }
 
 // guessesBesideAnHonestLogin sends n wrong log-ins at once from one

@@ -34,6 +34,16 @@ type fixture struct {
 	db     *gsql.DB
 }
 
+// guest starts a guest account and its session.
+func guest(t *testing.T, svc *auth.Service) auth.Session {
+	t.Helper()
+	s, err := svc.Guest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 func newFixture(t *testing.T) fixture {
 	clock := &movableClock{}
 	clock.now.Store(time.Now().UnixNano())

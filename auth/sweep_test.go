@@ -29,10 +29,8 @@ func (f fixture) sweeper() *auth.Sweeper {
 func TestSweepDeletesUsedTokensAndDeadSessions(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	live, err := f.svc.Guest(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
+	live := guest(t, f.svc)
+	var err error
 	for range 3 {
 		if live, err = f.svc.Refresh(ctx, live.RefreshToken); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,9 @@ import (
 
 type nothingToSweep struct{}
 
-func (nothingToSweep) Sweep(context.Context) (media.SweepReport, error) { return media.SweepReport{}, nil }
+func (nothingToSweep) Sweep(context.Context) (media.SweepReport, error) {
+	return media.SweepReport{}, nil
+}
 
 // The worker's periodic sweep runs the session sweep too: a session
 // logged out is gone after one sweep.
