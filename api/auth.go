@@ -17,7 +17,7 @@ type AccountService interface {
 
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
 	v1.POST("/auth/signup", s.limit(s.deps.Rates.Signup, byAddress), s.signup)
-	v1.POST("/auth/login", s.login) // auth counts failed log-ins itself
+	v1.POST("/auth/login", s.login) // auth counts failed attempts itself, on every password route
 	v1.POST("/auth/guest", s.limit(s.deps.Rates.Guest, byAddress), s.guest)
 	v1.POST("/auth/refresh", s.refresh)
 	v1.POST("/auth/logout", s.requireUser, s.logout)
@@ -68,8 +68,8 @@ type accountBody struct {
 	DisplayName string `json:"display_name"`
 }
 
-func (b accountBody) input() auth.SignupInput {
-	return auth.SignupInput{Email: b.Email, Password: b.Password, DisplayName: b.DisplayName}
+func (b accountBody) input(c *gin.Context) auth.SignupInput {
+	return auth.SignupInput{Email: b.Email, Password: b.Password, DisplayName: b.DisplayName, ClientAddr: clientAddr(c)}
 }
 
 func (s *Server) signup(c *gin.Context) {
@@ -78,7 +78,7 @@ func (s *Server) signup(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	sess, err := s.deps.Auth.Signup(c.Request.Context(), in.input())
+	sess, err := s.deps.Auth.Signup(c.Request.Context(), in.input(c))
 	if err != nil {
 		fail(c, err)
 		return
@@ -170,7 +170,8 @@ func (s *Server) changePassword(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	sess, err := s.deps.Auth.ChangePassword(ctx, auth.UserID(ctx), in.CurrentPassword, in.NewPassword)
+	sess, err := s.deps.Auth.ChangePassword(ctx, auth.PasswordChange{UserID: auth.UserID(ctx),
+		Current: in.CurrentPassword, Next: in.NewPassword, ClientAddr: clientAddr(c)})
 	if err != nil {
 		fail(c, err)
 		return
@@ -185,7 +186,7 @@ func (s *Server) upgrade(c *gin.Context) {
 		return
 	}
 	ctx := c.Request.Context()
-	sess, err := s.deps.Auth.Upgrade(ctx, auth.UserID(ctx), in.input())
+	sess, err := s.deps.Auth.Upgrade(ctx, auth.CallerOf(ctx), in.input(c))
 	if err != nil {
 		fail(c, err)
 		return

@@ -43,8 +43,8 @@ func TestAuthorisationMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	past := &fixedClock{time.Now().Add(-2 * time.Hour)}
-	expired, _ := auth.NewTokens(secret, time.Hour, past).Issue(ownerID, "")
-	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID, "")
+	expired, _ := auth.NewTokens(secret, time.Hour, past).Issue(ownerID, noSession)
+	wrongKey, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, clock).Issue(ownerID, noSession)
 	tokens := []string{"", owner, other, expired, algNone(ownerID), wrongKey, gone}
 
 	upload := func() (string, io.Reader) { return photoForm(t) }
@@ -226,6 +226,10 @@ func (acceptDeletes) Delete(context.Context, string) error { return nil }
 type fixedClock struct{ t time.Time }
 
 func (c *fixedClock) Now() time.Time { return c.t }
+
+// noSession is a well-formed session id no session has: the tokens signed
+// with it here are refused for their key or their age before any lookup.
+const noSession = "01900000-0000-7000-8000-000000000000"
 
 // algNone is an unsigned token naming userID, as an attacker would forge.
 func algNone(userID string) string {

@@ -279,9 +279,9 @@ func TestExpiredAndForgedTokensAnswerApart(t *testing.T) {
 	f := newFullStack(t)
 	id, _ := f.signup("tokens@example.com")
 	past := &fixedClock{time.Now().Add(-2 * time.Hour)}
-	expired, _ := auth.NewTokens(f.secret, time.Hour, past).Issue(id, "")
-	forgedExpired, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, past).Issue(id, "")
-	forged, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, guidepost.SystemClock{}).Issue(id, "")
+	expired, _ := auth.NewTokens(f.secret, time.Hour, past).Issue(id, noSession)
+	forgedExpired, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, past).Issue(id, noSession)
+	forged, _ := auth.NewTokens(strings.Repeat("w", 32), time.Hour, guidepost.SystemClock{}).Issue(id, noSession)
 	for token, want := range map[string]string{expired: "/problems/token_expired", forgedExpired: "/problems/unauthorized",
 		forged: "/problems/unauthorized", algNone(id): "/problems/unauthorized", "garbage": "/problems/unauthorized"} {
 		r := f.do("GET", "/v1/guides/nearby?lat=1&lng=1", token, "")

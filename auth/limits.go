@@ -18,19 +18,22 @@ type Limiter interface {
 	Take(ctx context.Context, key string, r guidepost.Rate, n int) guidepost.RateResult
 }
 
-// LoginLimits bound failed log-ins. Each attempt holds one event of both
-// rates while it runs and gives it back if it succeeds, so what they count
-// is failures, and how many attempts one address can have in flight (each
-// costs an argon2 run) is bounded by PerAddr too. PerEmail is counted
-// whatever the address, so guessing one account's password from many
-// addresses is slowed too; it refuses only attempts at that account, so
-// everyone else logs in as usual. The price: someone who knows an email
-// can keep its owner out for the window by failing on purpose.
+// LoginLimits bound failed attempts on every route that checks or hashes
+// a password: log-in, sign-up, a guest's upgrade and a password change
+// (see guarded). Each attempt holds one event of both rates while it runs
+// and gives it back if it succeeds, so what they count is failures (a
+// wrong password, a wrong current password, an email already registered),
+// and how many attempts one address can have in flight (each costs an
+// argon2 run) is bounded by PerAddr too. PerEmail is counted whatever the
+// address, so guessing one account's password from many addresses is
+// slowed too; it refuses only attempts at that account, so everyone else
+// logs in as usual. The price: someone who knows an email can keep its
+// owner out for the window by failing on purpose.
 type LoginLimits struct {
 	Limiter  Limiter        // nil: no limits
 	PerAddr  guidepost.Rate // per client address
 	PerEmail guidepost.Rate // per account email
-	// InFlightPerAddr caps one address's log-ins being checked at once in
+	// InFlightPerAddr caps one address's attempts being checked at once in
 	// this process (0: no cap). It holds without Redis: if the limiter has
 	// to let requests through (Redis slow or down), a flood from one
 	// address still cannot fill the hashing slots.
@@ -42,6 +45,42 @@ func (s *Service) WithLoginLimits(l LoginLimits) *Service {
 	s.limits = l
 	s.inflight = map[string]int{}
 	return s
+}
+
+// guarded runs one attempt of a password route under its guards: the
+// address's in-flight cap, then one held event of each rate (addr, and
+// email: the account's, or the one being registered), given back unless
+// the attempt failed as a guess does. Over a guard it is ERATELIMITED
+// before anything is hashed, so a flood costs the server almost nothing
+// and cannot fill the hashing slots.
+func (s *Service) guarded(ctx context.Context, addr, email string, attempt func() error) error {
+	if err := s.enter(addr); err != nil {
+		return err
+	}
+	defer s.leave(addr)
+	held, err := s.limits.hold(ctx, addr, email)
+	if err != nil {
+		return err
+	}
+	err = attempt()
+	if !guessFailed(err) {
+		held.release(ctx)
+	}
+	return err
+}
+
+// guessFailed reports the answers that tell a guesser something: a wrong
+// email or password, a wrong current password, an email already taken.
+func guessFailed(err error) bool {
+	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
+		return true
+	}
+	for _, f := range guidepost.ErrorFields(err) {
+		if f.Code == guidepost.FINCORRECT || f.Code == guidepost.FTAKEN {
+			return true
+		}
+	}
+	return false
 }
 
 // enter counts one more log-in in flight from addr (and an IPv6 client's
@@ -57,7 +96,7 @@ func (s *Service) enter(addr string) error {
 	for _, sc := range scopes {
 		if s.inflight[sc.Key] >= s.limits.InFlightPerAddr*sc.Mult {
 			return &guidepost.Error{Code: guidepost.ERATELIMITED,
-				Message: fmt.Sprintf("at most %d log-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
+				Message: fmt.Sprintf("at most %d sign-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
 				Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
 		}
 	}
@@ -113,7 +152,7 @@ func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, 
 		if !res.Allowed {
 			h.release(ctx)
 			return nil, guidepost.RateLimited(k.rate, res, fmt.Sprintf(
-				"too many failed log-ins %s; retry in %d s", k.whom, int(res.RetryAfter.Seconds())+1))
+				"too many failed attempts %s; retry in %d s", k.whom, int(res.RetryAfter.Seconds())+1))
 		}
 		h.keys, h.by = append(h.keys, k.key), append(h.by, k.rate)
 	}

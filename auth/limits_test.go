@@ -105,14 +105,7 @@ func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
 // address still has at most InFlightPerAddr log-ins being checked: forty
 // guesses in flight leave the hashing slots to an honest log-in.
 func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
-	svc, _ := newService(t)
-	srv := testkit.StartRedis(t)
-	opt, _ := redis.ParseURL(srv.URL)
-	client := redis.NewClient(opt)
-	t.Cleanup(func() { client.Close() })
-	srv.Stop()
-	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
-		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	svc := serviceWithRedisDown(t)
 	honest, codes := guessesBesideAnHonestLogin(t, svc, 40)
 	if honest != "" {
 		t.Fatalf("honest log-in beside 40 guesses with Redis down: %q (guesses: %v)", honest, codes)
@@ -122,17 +115,39 @@ func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
 	}
 }
 
+// serviceWithRedisDown has the log-in guards on a limiter whose Redis has
+// stopped: the rates let everything through, the in-flight cap of 2 holds.
+func serviceWithRedisDown(t *testing.T) *auth.Service {
+	svc, _ := newService(t)
+	srv := testkit.StartRedis(t)
+	opt, _ := redis.ParseURL(srv.URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	srv.Stop()
+	return svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
+		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+}
+
 // guessesBesideAnHonestLogin sends n wrong log-ins at once from one
 // address and, meanwhile, the honest account's from another; it returns
 // the honest one's code and the guesses' codes, once all have ended.
 func guessesBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int) (honest string, codes map[string]int) {
+	return floodBesideAnHonestLogin(t, svc, n, func(i int) string {
+		return login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+	})
+}
+
+// floodBesideAnHonestLogin runs n attempts at once and, meanwhile, an
+// honest log-in from another address; it returns the honest one's code
+// and the attempts' codes, once all have ended.
+func floodBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int, attempt func(i int) string) (honest string, codes map[string]int) {
 	signup(t, svc, "honest@example.com")
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	codes = map[string]int{}
 	for i := range n {
 		wg.Go(func() {
-			code := login(svc, "203.0.113.66", "target"+strings.Repeat("x", i)+"@example.com", "guess")
+			code := attempt(i)
 			mu.Lock()
 			codes[code]++
 			mu.Unlock()

@@ -18,12 +18,10 @@ import (
 
 // Service implements the account use cases.
 type Service struct {
-	store  Store
-	tokens *Tokens
-	clock  guidepost.Clock
-	// refreshTTL is how long a session lasts without a refresh: each
-	// refresh issues a token valid this long again, up to the session's end.
-	refreshTTL time.Duration
+	store    Store
+	tokens   *Tokens
+	clock    guidepost.Clock
+	sessions SessionPolicy
 	// dummyHash is checked against when an email is unknown, so a failed
 	// log-in takes as long whether or not the account exists.
 	dummyHash string
@@ -36,34 +34,36 @@ type Service struct {
 	inflight map[string]int // log-ins being checked, by client address
 }
 
-// DefaultRefreshTTL is a session's lifetime: a phone that opens the app
-// once a month stays signed in.
+// DefaultRefreshTTL is how long a session lasts unused: a phone that opens
+// the app once a month stays signed in.
 const DefaultRefreshTTL = 30 * 24 * time.Hour
 
-// NewService wires the account use cases; sessions last DefaultRefreshTTL
-// (see WithRefreshTTL).
+// NewService wires the account use cases; sessions follow
+// DefaultSessionPolicy (see WithSessionPolicy).
 func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
 	h, err := hashPassword(rand.Text())
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
 	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
-		hashing: make(chan struct{}, max(2, runtime.NumCPU())), refreshTTL: DefaultRefreshTTL}
+		hashing: make(chan struct{}, max(2, runtime.NumCPU())), sessions: DefaultSessionPolicy}
 }
 
-// WithRefreshTTL sets how long a session lasts (REFRESH_TTL).
+// WithRefreshTTL sets how long a session lasts unused (REFRESH_TTL).
 func (s *Service) WithRefreshTTL(d time.Duration) *Service {
 	if d > 0 {
-		s.refreshTTL = d
+		s.sessions.TTL = d
 	}
 	return s
 }
 
-// SignupInput is a new account's fields.
+// SignupInput is a new account's fields. ClientAddr is the address failed
+// attempts are counted under ("" counts them only per email).
 type SignupInput struct {
 	Email       string
 	Password    string
 	DisplayName string
+	ClientAddr  string
 }
 
 func (in *SignupInput) validate() error {
@@ -110,18 +110,46 @@ func lengthCode(n, max int) string {
 	return guidepost.FTOOSHORT
 }
 
-// Signup creates an account with a password. A taken email is ECONFLICT.
+// Signup creates an account with a password. A taken email is ECONFLICT,
+// answered before any hashing and counted as a failed attempt: the answer
+// tells whether an email is registered, so it is rate limited like a
+// wrong password.
 func (s *Service) Signup(ctx context.Context, in SignupInput) (Session, error) {
 	if err := in.validate(); err != nil {
 		return Session{}, err
 	}
-	var hash string
-	err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return })
-	if err != nil {
-		return Session{}, err
+	var sess Session
+	err := s.guarded(ctx, in.ClientAddr, in.Email, func() error {
+		if err := s.emailFree(ctx, in.Email); err != nil {
+			return err
+		}
+		var hash string
+		if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
+			return err
+		}
+		var err error
+		sess, err = s.create(ctx, User{Email: in.Email, DisplayName: in.DisplayName, PasswordHash: hash})
+		return err
+	})
+	return sess, err
+}
+
+// emailFree looks the email up, so that a taken one is answered without
+// an argon2 run; the unique index still decides at insert.
+func (s *Service) emailFree(ctx context.Context, email string) error {
+	_, err := s.store.UserByEmail(ctx, email)
+	switch guidepost.ErrorCode(err) {
+	case guidepost.ENOTFOUND:
+		return nil
+	case "":
+		return emailTaken(nil)
 	}
-	u := User{Email: in.Email, DisplayName: in.DisplayName, PasswordHash: hash}
-	return s.create(ctx, u)
+	return err
+}
+
+func emailTaken(err error) error {
+	return &guidepost.Error{Code: guidepost.ECONFLICT, Message: "an account with this email already exists",
+		Fields: []guidepost.FieldError{guidepost.Field("email", guidepost.FTAKEN, "is already registered")}, Err: err}
 }
 
 // Guest creates an account with no credentials beyond its token.
@@ -137,8 +165,7 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 	u.ID, u.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Microsecond)
 	if err := s.store.CreateUser(ctx, u); err != nil {
 		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
-			return Session{}, &guidepost.Error{Code: guidepost.ECONFLICT, Message: "an account with this email already exists",
-				Fields: []guidepost.FieldError{guidepost.Field("email", guidepost.FTAKEN, "is already registered")}, Err: err}
+			return Session{}, emailTaken(err)
 		}
 		return Session{}, err
 	}
@@ -168,18 +195,11 @@ func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
 		}
 		return Session{}, guidepost.Invalid(guidepost.Field("email", code, msg))
 	}
-	if err := s.enter(in.ClientAddr); err != nil {
-		return Session{}, err
-	}
-	defer s.leave(in.ClientAddr)
-	held, err := s.limits.hold(ctx, in.ClientAddr, email)
-	if err != nil {
-		return Session{}, err
-	}
-	sess, err := s.login(ctx, email, in.Password)
-	if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
-		held.release(ctx) // only a wrong email or password counts
-	}
+	var sess Session
+	err := s.guarded(ctx, in.ClientAddr, email, func() (err error) {
+		sess, err = s.login(ctx, email, in.Password)
+		return err
+	})
 	return sess, err
 }
 

@@ -20,10 +20,37 @@ func (c *movableClock) Now() time.Time      { return time.Unix(0, c.now.Load()) 
 func (c *movableClock) Add(d time.Duration) { c.now.Add(int64(d)) }
 
 func newService(t *testing.T) (*auth.Service, *movableClock) {
+	f := newFixture(t)
+	return f.svc, f.clock
+}
+
+// fixture is the service with what it was built on, for tests that also
+// write to the store or sign tokens themselves.
+type fixture struct {
+	svc    *auth.Service
+	clock  *movableClock
+	users  *gsql.Users
+	tokens *auth.Tokens
+	db     *gsql.DB
+}
+
+// guest starts a guest account and its session.
+func guest(t *testing.T, svc *auth.Service) auth.Session {
+	t.Helper()
+	s, err := svc.Guest(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newFixture(t *testing.T) fixture {
 	clock := &movableClock{}
 	clock.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
-	return auth.NewService(gsql.NewUsers(testkit.DB(t)), tokens, clock), clock
+	db := testkit.DB(t)
+	users := gsql.NewUsers(db)
+	return fixture{svc: auth.NewService(users, tokens, clock), clock: clock, users: users, tokens: tokens, db: db}
 }
 
 func TestSignupLoginAndMe(t *testing.T) {
@@ -115,7 +142,7 @@ func TestExpiredAndTamperedTokensAreRefused(t *testing.T) {
 		t.Fatalf("tampered token accepted: %v", err)
 	}
 	other := auth.NewTokens(strings.Repeat("x", 32), time.Hour, clock)
-	forged, _ := other.Issue(sess.User.ID, "")
+	forged, _ := other.Issue(sess.User.ID, "01900000-0000-7000-8000-000000000000")
 	if _, err := svc.Authenticate(context.Background(), forged); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("token signed with another key accepted: %v", err)
 	}

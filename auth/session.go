@@ -36,8 +36,8 @@ func (s *Service) session(ctx context.Context, u User) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	now := s.now()
-	row := SessionRow{ID: id.String(), UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(s.refreshTTL)}
+	r := s.renewal()
+	row := SessionRow{ID: id.String(), UserID: u.ID, CreatedAt: r.Now, ExpiresAt: r.Until(r.Now)}
 	refresh, hash := newRefreshToken()
 	if err := s.store.CreateSession(ctx, row, hash); err != nil {
 		return Session{}, err
@@ -57,21 +57,25 @@ func (s *Service) issue(u User, row SessionRow, refresh string) (Session, error)
 var errRefresh = guidepost.Errorf(guidepost.EUNAUTHORIZED, "the refresh token is invalid, expired or revoked; sign in again")
 
 // Refresh exchanges a refresh token for a new access token and the next
-// refresh token; the presented one stops working. Presenting a token that
-// was already exchanged means two parties hold it (it leaked): the whole
-// session is revoked, so the thief's copy dies with the owner's.
+// refresh token, and moves the session's end to REFRESH_TTL from now (up to
+// its ceiling). The presented token stops working, except that for the
+// grace after its use it may be presented again: a client whose answer
+// was lost, or two requests of one app racing, each get a working pair.
+// Presented again after the grace, it means two parties hold it (it
+// leaked): the whole session is revoked, so the thief's copy dies with
+// the owner's.
 func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, error) {
 	if !strings.HasPrefix(refreshToken, refreshPrefix) {
 		return Session{}, errRefresh
 	}
 	next, nextHash := newRefreshToken()
-	row, outcome, err := s.store.RotateRefresh(ctx, hashRefresh(refreshToken), nextHash, s.now())
+	row, outcome, err := s.store.RotateRefresh(ctx, hashRefresh(refreshToken), nextHash, s.renewal())
 	switch {
 	case err != nil:
 		return Session{}, err
 	case outcome == Reused:
 		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "this refresh token was already used; the session is revoked, sign in again")
-	case outcome != Rotated:
+	case outcome != Rotated && outcome != Retried:
 		return Session{}, errRefresh
 	}
 	u, err := s.store.UserByID(ctx, row.UserID)
@@ -85,7 +89,7 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 }
 
 // Logout revokes the caller's session: its access and refresh tokens stop
-// working at once. A token from before sessions has nothing to revoke.
+// working at once.
 func (s *Service) Logout(ctx context.Context, c Caller) error {
 	if c.SessionID == "" {
 		return nil
@@ -112,62 +116,96 @@ func (s *Service) Authenticate(ctx context.Context, token string) (Caller, error
 	return c, nil
 }
 
+// PasswordChange is a signed-in caller's request for a new password.
+// ClientAddr is the address failed attempts are counted under.
+type PasswordChange struct {
+	UserID     string
+	Current    string
+	Next       string
+	ClientAddr string
+}
+
 // ChangePassword checks the current password, stores the new one and
 // revokes every session of the account (every device signs in again);
-// the caller gets a fresh session.
-func (s *Service) ChangePassword(ctx context.Context, userID, current, next string) (Session, error) {
-	if err := checkPasswordRule("new_password", next); err != nil {
+// the caller gets a fresh session. A wrong current password is a failed
+// log-in, counted against the address and the account's email: a stolen
+// access token is no way to guess the password without limit.
+func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) (Session, error) {
+	if err := checkPasswordRule("new_password", in.Next); err != nil {
 		return Session{}, err
 	}
-	u, err := s.store.UserByID(ctx, userID)
+	u, err := s.store.UserByID(ctx, in.UserID)
 	if err != nil {
 		return Session{}, err
 	}
 	if u.PasswordHash == "" {
 		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "a guest account has no password; upgrade it first")
 	}
-	var ok bool
-	if err := s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(u.PasswordHash, current); return }); err != nil {
-		return Session{}, err
-	}
-	if !ok {
-		return Session{}, guidepost.Invalid(guidepost.Field("current_password", guidepost.FINCORRECT, "is incorrect"))
-	}
-	var hash string
-	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(next); return }); err != nil {
-		return Session{}, err
-	}
-	if err := s.store.SetPassword(ctx, userID, hash, s.now()); err != nil {
-		return Session{}, err
-	}
-	u.PasswordHash = hash
-	return s.session(ctx, u)
+	var sess Session
+	err = s.guarded(ctx, in.ClientAddr, u.Email, func() error {
+		var ok bool
+		if err := s.withHashSlot(ctx, func() (err error) { ok, err = checkPassword(u.PasswordHash, in.Current); return }); err != nil {
+			return err
+		}
+		if !ok {
+			return guidepost.Invalid(guidepost.Field("current_password", guidepost.FINCORRECT, "is incorrect"))
+		}
+		var hash string
+		if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Next); return }); err != nil {
+			return err
+		}
+		if err := s.store.SetPassword(ctx, u.ID, hash, s.now()); err != nil {
+			return err
+		}
+		u.PasswordHash = hash
+		sess, err = s.session(ctx, u)
+		return err
+	})
+	return sess, err
 }
 
 // Upgrade turns the caller's guest account into a full one in place: the
-// same id, so every guide, photo and like it made stays its own. Its
-// sessions stay live; the answer is a new session for the full account.
-func (s *Service) Upgrade(ctx context.Context, userID string, in SignupInput) (Session, error) {
+// same id, so every guide, photo and like it made stays its own. The
+// answer is a new session for the full account. Every other session of
+// the guest ends: a guest's token is its only credential, and a copy of
+// it must not open the account now that it has a password. The caller's
+// own session stays, so a lost answer does not sign the app out. A taken email is
+// ECONFLICT before any hashing, counted as a failed attempt, as at sign-up.
+func (s *Service) Upgrade(ctx context.Context, c Caller, in SignupInput) (Session, error) {
 	if err := in.validate(); err != nil {
 		return Session{}, err
 	}
-	u, err := s.store.UserByID(ctx, userID)
+	u, err := s.store.UserByID(ctx, c.UserID)
 	if err != nil {
 		return Session{}, err
 	}
 	if !u.Guest {
-		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+		return Session{}, errNotGuest
 	}
-	var hash string
-	if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
-		return Session{}, err
-	}
-	u.Email, u.DisplayName, u.PasswordHash, u.Guest = in.Email, in.DisplayName, hash, false
-	if err := s.store.Upgrade(ctx, u); err != nil {
-		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
-			return Session{}, guidepost.Wrap(guidepost.ECONFLICT, err, "an account with this email already exists")
+	var sess Session
+	err = s.guarded(ctx, in.ClientAddr, in.Email, func() error {
+		if err := s.emailFree(ctx, in.Email); err != nil {
+			return err
 		}
-		return Session{}, err
-	}
-	return s.session(ctx, u)
+		var hash string
+		if err := s.withHashSlot(ctx, func() (err error) { hash, err = hashPassword(in.Password); return }); err != nil {
+			return err
+		}
+		u.Email, u.DisplayName, u.PasswordHash, u.Guest = in.Email, in.DisplayName, hash, false
+		err := s.store.Upgrade(ctx, u, c.SessionID, s.now())
+		switch guidepost.ErrorCode(err) {
+		case "":
+		case guidepost.ECONFLICT:
+			return emailTaken(err)
+		case guidepost.ENOTFOUND:
+			return errNotGuest
+		default:
+			return err
+		}
+		sess, err = s.session(ctx, u)
+		return err
+	})
+	return sess, err
 }
+
+var errNotGuest = guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")

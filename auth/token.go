@@ -51,8 +51,9 @@ func (t *Tokens) Issue(userID, sessionID string) (string, error) {
 func (t *Tokens) Verify(token string) (Caller, error) {
 	var c claims
 	_, err := jwt.ParseWithClaims(token, &c, t.key, t.rules(t.clock.Now)...)
-	if err == nil && c.Subject == "" {
-		err = errors.New("token has no subject")
+	if err == nil && (c.Subject == "" || c.SessionID == "") {
+		// A token without a session could never be revoked.
+		err = errors.New("token names no subject or no session")
 	}
 	switch {
 	case err == nil:
@@ -84,5 +85,5 @@ func (t *Tokens) onlyExpired(token string) bool {
 	}
 	before := c.ExpiresAt.Add(-time.Second)
 	_, err := jwt.ParseWithClaims(token, &claims{}, t.key, t.rules(func() time.Time { return before })...)
-	return err == nil && c.Subject != ""
+	return err == nil && c.Subject != "" && c.SessionID != ""
 }

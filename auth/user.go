@@ -43,8 +43,9 @@ type Rotation int
 
 const (
 	Rotated Rotation = iota // the token was current: the next one is stored
-	Reused                  // the token was used before: the session is revoked
+	Reused                  // the token was used before the grace: the session is revoked
 	Dead                    // unknown, expired, revoked, or its account deleted
+	Retried                 // the token was used within the grace: another next one is stored
 )
 
 // Store persists users and sessions. CreateUser returns ECONFLICT for a
@@ -55,22 +56,25 @@ type Store interface {
 	UserByID(ctx context.Context, id string) (User, error)
 
 	CreateSession(ctx context.Context, s SessionRow, refreshHash []byte) error
-	// RotateRefresh marks the refresh token hashed old as used and stores
-	// next for the same session, in one transaction. A token used before
-	// revokes its session (committed) and answers Reused.
-	RotateRefresh(ctx context.Context, old, next []byte, now time.Time) (SessionRow, Rotation, error)
+	// RotateRefresh marks the refresh token hashed old as used, stores
+	// next for the same session and moves the session's end to
+	// r.Until(its start), in one transaction, answering Rotated with the
+	// updated row. A token used within r.Grace stores next all the same
+	// (Retried); one used before that revokes its session (committed) and
+	// answers Reused.
+	RotateRefresh(ctx context.Context, old, next []byte, r Renewal) (SessionRow, Rotation, error)
 	RevokeSession(ctx context.Context, sessionID string, now time.Time) error
 	// SessionLive reports whether the session exists, belongs to userID,
-	// is not revoked or expired, and its account is not deleted. A caller
-	// with no session (a token issued before sessions) is live while its
-	// account is.
+	// is not revoked or expired, and its account is not deleted.
 	SessionLive(ctx context.Context, c Caller, now time.Time) (bool, error)
 	// SetPassword stores a new hash and revokes every session of the user,
 	// in one transaction.
 	SetPassword(ctx context.Context, userID, hash string, now time.Time) error
 	// Upgrade gives a guest an email, a password and a name, keeping its
-	// id; ECONFLICT when the account is no guest or the email is taken.
-	Upgrade(ctx context.Context, u User) error
+	// id, and revokes every other session than keep, in one transaction;
+	// ECONFLICT when the email is taken, ENOTFOUND when the account is no
+	// (longer a) guest.
+	Upgrade(ctx context.Context, u User, keep string, now time.Time) error
 	// Rename sets the display name of a live account and returns it.
 	Rename(ctx context.Context, userID, displayName string) (User, error)
 }
@@ -78,7 +82,7 @@ type Store interface {
 // Caller is who an access token names.
 type Caller struct {
 	UserID    string
-	SessionID string // "" for tokens issued before sessions existed
+	SessionID string
 }
 
 type ctxKey struct{}

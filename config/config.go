@@ -47,6 +47,16 @@ type Config struct {
 	Guides            Guides
 	Limits            Limits
 	Events            Events
+	Sessions          Sessions
+}
+
+// Sessions tunes session lifetimes and what the sweeper keeps (REFRESH_TTL
+// stays at the top level, where it always was).
+type Sessions struct {
+	Grace         time.Duration // REFRESH_GRACE: a used refresh token presented again within it is a retry
+	MaxAge        time.Duration // SESSION_MAX_AGE: a session ends this long after it began, however used
+	UsedRetention time.Duration // REFRESH_USED_RETENTION: how long a used refresh token is kept to detect its reuse
+	GuestIdle     time.Duration // GUEST_IDLE_TTL: a guest unused this long that owns nothing is removed
 }
 
 // Events bounds GET /v1/events: streams per account and per process, and
@@ -145,6 +155,12 @@ func Parse(getenv func(string) string) (Config, error) {
 		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
 		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
 		MetricsAddr:       e.str("METRICS_ADDR", "127.0.0.1:9090"),
+		Sessions: Sessions{
+			Grace:         e.duration("REFRESH_GRACE", 10*time.Second, 0),
+			MaxAge:        e.duration("SESSION_MAX_AGE", 365*24*time.Hour, time.Minute),
+			UsedRetention: e.duration("REFRESH_USED_RETENTION", 7*24*time.Hour, time.Second),
+			GuestIdle:     e.duration("GUEST_IDLE_TTL", 30*24*time.Hour, time.Hour),
+		},
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),

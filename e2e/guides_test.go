@@ -21,8 +21,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
@@ -374,15 +372,7 @@ func TestGuidesLikeStorm(t *testing.T) {
 	// 500 distinct users: rows written directly, tokens signed with the
 	// server's secret.
 	const users = 500
-	tokens := make([]string, users)
-	signer := auth.NewTokens(e2eJWTSecret, time.Hour, guidepost.SystemClock{})
-	for i := range users {
-		id := uuid.Must(uuid.NewV7()).String()
-		if _, err := pool.Exec(context.Background(), `INSERT INTO users (id, display_name, guest, created_at) VALUES ($1, 'fan', true, now())`, id); err != nil {
-			t.Fatal(err)
-		}
-		tokens[i], _ = signer.Issue(id, "")
-	}
+	_, tokens := fans(t, pool, users)
 	var wg sync.WaitGroup
 	storm := func(method string) (time.Duration, map[int]int) {
 		codes := map[int]int{}

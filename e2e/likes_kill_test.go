@@ -10,10 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
-
-	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
@@ -32,16 +28,7 @@ func TestAcknowledgedLikesSurviveKill9(t *testing.T) {
 		t.Fatalf("create: %d %s", code, raw)
 	}
 	const users = 3000
-	ids, tokens := make([]string, users), make([]string, users)
-	signer := auth.NewTokens(e2eJWTSecret, time.Hour, guidepost.SystemClock{})
-	for i := range users {
-		ids[i] = uuid.Must(uuid.NewV7()).String()
-		tokens[i], _ = signer.Issue(ids[i], "")
-	}
-	if _, err := pool.Exec(ctx, `INSERT INTO users (id, display_name, guest, created_at)
-		SELECT unnest($1::uuid[]), 'fan', true, now()`, ids); err != nil {
-		t.Fatal(err)
-	}
+	ids, tokens := fans(t, pool, users)
 	// 200 clients tap like for user after user (a double tap each) until
 	// the server dies; an answer 200 is an acknowledged like.
 	acked := make([]atomic.Bool, users)

@@ -14,7 +14,9 @@ import (
 // github.com/go-redis/redis_rate Authors, BSD-2-Clause, LICENSE.redis_rate
 // here; itself from rwz/redis-gcra, Copyright (c) 2017 Pavel Pravosud)
 // run once per key, in order, so takes of one key in one call see each
-// other.
+// other. One change: a give-back (negative cost) that empties the bucket
+// deletes the key, where the original kept the old value, so the first
+// event of an empty bucket could never be given back.
 // Keys and results are as redis_rate's: a key is "rate:" + the limiter's
 // own key, holding the theoretical arrival time; each take answers
 // allowed, remaining, retry_after and reset_after (seconds, as text).
@@ -48,6 +50,8 @@ for i, key in ipairs(KEYS) do
     local reset_after = new_tat - now
     if reset_after > 0 then
       redis.call("SET", key, new_tat, "EX", math.ceil(reset_after))
+    else
+      redis.call("DEL", key)
     end
     table.insert(out, cost)
     table.insert(out, remaining)

@@ -44,6 +44,21 @@ func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
 	}
 }
 
+// An event taken from an empty bucket and given back leaves it empty: a
+// hold that succeeds (auth's log-in guards) never uses up the allowance.
+func TestGivingBackTheOnlyEventEmptiesTheBucket(t *testing.T) {
+	l := ratelimit.New(testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
+	ctx := context.Background()
+	rate := guidepost.Rate{Name: "giveback", Count: 2, Period: time.Hour}
+	key := fmt.Sprintf("k%d", time.Now().UnixNano())
+	for i := range 5 {
+		if res := l.Take(ctx, key, rate, 1); !res.Allowed || res.Remaining != 1 {
+			t.Fatalf("hold %d: %+v, want allowed with 1 remaining", i, res)
+		}
+		l.Take(ctx, key, rate, -1)
+	}
+}
+
 // Two limiters on one Redis (two API processes) share one count, and a
 // burst from many goroutines never gets more than the allowance.
 func TestProcessesShareOneCount(t *testing.T) {

@@ -7,13 +7,12 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 )
 
 func (s *Users) CreateSession(ctx context.Context, r auth.SessionRow, refreshHash []byte) error {
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+		_, err := tx.Exec(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at) VALUES ($1, $2, $3, $4, $3)`,
 			r.ID, r.UserID, r.CreatedAt, r.ExpiresAt)
 		if err != nil {
 			return translate(err, "session")
@@ -25,8 +24,9 @@ func (s *Users) CreateSession(ctx context.Context, r auth.SessionRow, refreshHas
 }
 
 // RotateRefresh locks the token's row, so that of two refreshes racing
-// with one token exactly one rotates it and the other counts as a reuse.
-func (s *Users) RotateRefresh(ctx context.Context, old, next []byte, now time.Time) (auth.SessionRow, auth.Rotation, error) {
+// with one token one rotates it and the other finds it used: within the
+// grace it gets a pair of its own, after it the session is revoked.
+func (s *Users) RotateRefresh(ctx context.Context, old, next []byte, rn auth.Renewal) (auth.SessionRow, auth.Rotation, error) {
 	var r auth.SessionRow
 	outcome := auth.Dead
 	err := s.db.InTx(ctx, func(tx pgx.Tx) error {
@@ -40,22 +40,30 @@ func (s *Users) RotateRefresh(ctx context.Context, old, next []byte, now time.Ti
 			return nil
 		case err != nil:
 			return translate(err, "session")
-		case revoked != nil || deleted != nil || !now.Before(r.ExpiresAt):
+		case revoked != nil || deleted != nil || !rn.Now.Before(r.ExpiresAt):
 			return nil
-		case used != nil:
+		case used != nil && !rn.Retry(*used):
 			outcome = auth.Reused
-			_, err := tx.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, r.ID, now)
+			_, err := tx.Exec(ctx, `UPDATE sessions SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL`, r.ID, rn.Now)
+			return translate(err, "session")
+		case used != nil:
+			outcome = auth.Retried
+		default:
+			outcome = auth.Rotated
+			if _, err := tx.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE hash = $1`, old, rn.Now); err != nil {
+				return translate(err, "session")
+			}
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)`, next, r.ID, rn.Now); err != nil {
 			return translate(err, "session")
 		}
-		if _, err := tx.Exec(ctx, `UPDATE refresh_tokens SET used_at = $2 WHERE hash = $1`, old, now); err != nil {
-			return translate(err, "session")
-		}
-		if _, err := tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)`, next, r.ID, now); err != nil {
-			return translate(err, "session")
-		}
-		outcome = auth.Rotated
-		return nil
+		r.ExpiresAt = rn.Until(r.CreatedAt)
+		_, err = tx.Exec(ctx, `UPDATE sessions SET expires_at = $2, last_used_at = $3 WHERE id = $1`, r.ID, r.ExpiresAt, rn.Now)
+		return translate(err, "session")
 	})
+	if err != nil {
+		outcome = auth.Dead
+	}
 	return r, outcome, err
 }
 
@@ -71,23 +79,18 @@ func (s *Users) RevokeSession(ctx context.Context, sessionID string, now time.Ti
 // primary-key probes in one statement, shared with the checks that arrive
 // with it while session checks are started (sessioncheck.go).
 func (s *Users) SessionLive(ctx context.Context, c auth.Caller, now time.Time) (bool, error) {
-	if !validUUID(c.UserID) || c.SessionID != "" && !validUUID(c.SessionID) {
+	if !validUUID(c.UserID) || !validUUID(c.SessionID) {
 		return false, nil
 	}
-	if k := s.checker.Load(); k != nil && c.SessionID != "" {
+	if k := s.checker.Load(); k != nil {
 		if live, ok, err := k.submit(ctx, c, now); ok {
 			return live, translate(err, "session")
 		}
 	}
 	var live bool
-	var err error
-	if c.SessionID == "" {
-		err = s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)`, c.UserID).Scan(&live)
-	} else {
-		err = s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-			WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.deleted_at IS NULL)`,
-			c.SessionID, c.UserID, now).Scan(&live)
-	}
+	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.deleted_at IS NULL)`,
+		c.SessionID, c.UserID, now).Scan(&live)
 	return live, translate(err, "session")
 }
 
@@ -105,14 +108,23 @@ func revokeAll(ctx context.Context, tx pgx.Tx, userID string, now time.Time) err
 	return translate(err, "session")
 }
 
-func (s *Users) Upgrade(ctx context.Context, u auth.User) error {
-	tag, err := s.db.Pool.Exec(ctx, `UPDATE users SET email = $2, display_name = $3, password_hash = $4, guest = false
-		WHERE id = $1 AND guest AND deleted_at IS NULL`, u.ID, u.Email, u.DisplayName, u.PasswordHash)
-	if err != nil {
-		return translate(err, "user")
+// Upgrade also ends the guest's other sessions in its transaction: no
+// request can slip in with a copy of a guest token once the account has
+// a password.
+func (s *Users) Upgrade(ctx context.Context, u auth.User, keep string, now time.Time) error {
+	if !validUUID(keep) {
+		keep = "00000000-0000-0000-0000-000000000000"
 	}
-	if tag.RowsAffected() == 0 {
-		return guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
-	}
-	return nil
+	return s.db.InTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE users SET email = $2, display_name = $3, password_hash = $4, guest = false
+			WHERE id = $1 AND guest AND deleted_at IS NULL`, u.ID, u.Email, u.DisplayName, u.PasswordHash)
+		if err != nil {
+			return translate(err, "user")
+		}
+		if tag.RowsAffected() == 0 {
+			return translate(pgx.ErrNoRows, "guest account")
+		}
+		_, err = tx.Exec(ctx, `UPDATE sessions SET revoked_at = $3 WHERE user_id = $1 AND id <> $2 AND revoked_at IS NULL`, u.ID, keep, now)
+		return translate(err, "session")
+	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/media"
 )
 
@@ -18,6 +19,7 @@ type Metrics struct {
 	stages    *prometheus.HistogramVec
 	repaired  *prometheus.CounterVec
 	sweeps    *prometheus.CounterVec
+	sessions  *prometheus.CounterVec
 }
 
 var _ media.Observer = (*Metrics)(nil)
@@ -45,7 +47,16 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		sweeps: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "guidepost_media_sweeps_total", Help: "Sweeper runs: ok, error, or skipped (another process held the lock).",
 		}, []string{"result"})),
+		sessions: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_session_sweep_deleted_total", Help: "Rows the session sweep deleted: refresh_tokens (used, past their retention), sessions (ended or revoked), guests (idle, owning nothing).",
+		}, []string{"kind"})),
 	}
+}
+
+func (m *Metrics) sessionsSwept(r auth.SweepReport) {
+	m.sessions.WithLabelValues("refresh_tokens").Add(float64(r.Tokens))
+	m.sessions.WithLabelValues("sessions").Add(float64(r.Sessions))
+	m.sessions.WithLabelValues("guests").Add(float64(r.Guests))
 }
 
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/media"
 )
 
@@ -29,12 +30,19 @@ type AccountSweepable interface {
 	Sweep(ctx context.Context) (removed int, err error)
 }
 
+// SessionSweepable deletes used refresh tokens, dead sessions and idle
+// guests; *auth.Sweeper implements it.
+type SessionSweepable interface {
+	Sweep(ctx context.Context) (auth.SweepReport, error)
+}
+
 // Sweeper runs the media sweep in every worker process, one process at a
 // time across the fleet.
 type Sweeper struct {
 	Lock     Locker
 	Media    Sweepable
 	Accounts AccountSweepable // optional
+	Sessions SessionSweepable // optional
 	Interval time.Duration
 	Metrics  *Metrics
 	Log      *slog.Logger
@@ -72,6 +80,14 @@ func (s *Sweeper) Once(ctx context.Context) {
 				s.Log.Info("account sweep", "removed", removed)
 			}
 			err = errors.Join(err, aerr)
+		}
+		if s.Sessions != nil {
+			r, serr := s.Sessions.Sweep(ctx)
+			s.Metrics.sessionsSwept(r)
+			if r != (auth.SweepReport{}) {
+				s.Log.Info("session sweep", "refresh_tokens", r.Tokens, "sessions", r.Sessions, "guests", r.Guests)
+			}
+			err = errors.Join(err, serr)
 		}
 		return err
 	})

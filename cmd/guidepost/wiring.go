@@ -171,7 +171,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	if err := users.StartSessionChecks(gsql.SessionCheckOptions{Registerer: a.registry}); err != nil {
 		panic(err) // a new store: cannot be started already
 	}
-	deps.Auth = auth.NewService(users, tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).WithLoginLimits(auth.LoginLimits{
+	deps.Auth = a.authService(users, tokens).WithLoginLimits(auth.LoginLimits{
 		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
 	})
 	deps.Limiter = limiter
@@ -309,4 +309,20 @@ func openAndRun(ctx context.Context, cfg config.Config, log *slog.Logger, run fu
 	}
 	defer a.Close()
 	return run(a, ctx)
+}
+
+// authService is the account service on its store, with the session
+// policy from config; the API serves it, the worker sweeps with it.
+func (a *app) authService(users *gsql.Users, tokens *auth.Tokens) *auth.Service {
+	c := a.cfg.Sessions
+	return auth.NewService(users, tokens, a.clock).WithRefreshTTL(a.cfg.RefreshTTL).
+		WithSessionPolicy(auth.SessionPolicy{MaxAge: c.MaxAge, Grace: c.Grace})
+}
+
+// sessionSweeper keeps the session tables bounded; a used refresh token is
+// kept at least through its grace.
+func (a *app) sessionSweeper() *auth.Sweeper {
+	c := a.cfg.Sessions
+	return &auth.Sweeper{Store: gsql.NewUsers(a.db), Clock: a.clock,
+		UsedRetention: max(c.UsedRetention, c.Grace), GuestIdle: c.GuestIdle}
 }

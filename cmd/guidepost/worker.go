@@ -23,7 +23,8 @@ func (a *app) runWorker(ctx context.Context) error {
 	svc := a.mediaService(metrics)
 	m := a.cfg.Media
 	accounts := a.accountService(svc)
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Accounts: accounts, Interval: m.SweepInterval, Metrics: metrics, Log: a.logFor("sweeper")}
+	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Accounts: accounts, Sessions: a.sessionSweeper(),
+		Interval: m.SweepInterval, Metrics: metrics, Log: a.logFor("sweeper")}
 	mux := worker.NewMux(svc, metrics)
 	worker.HandlePurges(mux, svc.Purge, accounts.Purge, metrics)
 	w := worker.New(a.redis, mux, sweeper, worker.Config{

@@ -1,0 +1,115 @@
+package auth_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/guidepost/guidepost/auth"
+)
+
+func (f fixture) count(t *testing.T, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := f.db.Pool.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func (f fixture) sweeper() *auth.Sweeper {
+	return &auth.Sweeper{Store: f.users, Clock: f.clock, UsedRetention: 10 * time.Second, GuestIdle: 30 * 24 * time.Hour}
+}
+
+// Every refresh writes a row: the sweeper deletes used tokens once their
+// retention is over, and dead sessions (revoked or ended) with theirs. A
+// live session's current token stays and still refreshes.
+func TestSweepDeletesUsedTokensAndDeadSessions(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	live := guest(t, f.svc)
+	var err error
+	for range 3 {
+		if live, err = f.svc.Refresh(ctx, live.RefreshToken); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out, _ := f.svc.Guest(ctx)
+	c, _ := f.svc.Authenticate(ctx, out.AccessToken)
+	if err := f.svc.Logout(ctx, c); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := f.sweeper().Sweep(ctx); err != nil || r.Tokens != 0 || r.Sessions != 1 {
+		t.Fatalf("sweep within the retention: %+v %v, want only the revoked session", r, err)
+	}
+	f.clock.Add(11 * time.Second)
+	if r, err := f.sweeper().Sweep(ctx); err != nil || r.Tokens != 3 || r.Sessions != 0 {
+		t.Fatalf("sweep after the retention: %+v %v, want the 3 used tokens", r, err)
+	}
+	if n := f.count(t, `SELECT count(*) FROM refresh_tokens`); n != 1 {
+		t.Fatalf("%d refresh tokens left, want the live session's current one", n)
+	}
+	if live, err = f.svc.Refresh(ctx, live.RefreshToken); err != nil {
+		t.Fatalf("the live session after the sweep: %v", err)
+	}
+	f.clock.Add(auth.DefaultRefreshTTL + time.Second)
+	if r, err := f.sweeper().Sweep(ctx); err != nil || r.Sessions != 1 || r.Tokens != 1 {
+		t.Fatalf("sweep after the session ended: %+v %v, want it and its used token", r, err)
+	}
+	if n := f.count(t, `SELECT count(*) FROM sessions`) + f.count(t, `SELECT count(*) FROM refresh_tokens`); n != 0 {
+		t.Fatalf("%d rows left", n)
+	}
+}
+
+// One sweep deletes at most MaxBatches batches of each kind; the rest is
+// left for the next.
+func TestSweepIsBatchLimited(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for range 5 {
+		s, _ := f.svc.Guest(ctx)
+		c, _ := f.svc.Authenticate(ctx, s.AccessToken)
+		f.svc.Logout(ctx, c)
+	}
+	sw := f.sweeper()
+	sw.Batch, sw.MaxBatches = 2, 2
+	for i, want := range []int{4, 1, 0} {
+		if r, err := sw.Sweep(ctx); err != nil || r.Sessions != want {
+			t.Fatalf("sweep %d: %+v %v, want %d sessions", i, r, err, want)
+		}
+	}
+}
+
+// Guests unused for GUEST_IDLE_TTL who own nothing are removed; one that
+// owns a guide, one used lately, and full accounts stay.
+func TestSweepRemovesIdleGuestsThatOwnNothing(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	const day = 24 * time.Hour
+	idle, _ := f.svc.Guest(ctx)
+	author, _ := f.svc.Guest(ctx)
+	used, _ := f.svc.Guest(ctx)
+	signup(t, f.svc, "full@example.com")
+	if _, err := f.db.Pool.Exec(ctx, `INSERT INTO guides (id, author_id, title, location, created_at, updated_at)
+		VALUES ($1, $2, 'kept', ST_SetSRID(ST_MakePoint(127, 37.5), 4326)::geography, now(), now())`,
+		uuid.Must(uuid.NewV7()).String(), author.User.ID); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(20 * day)
+	if _, err := f.svc.Refresh(ctx, used.RefreshToken); err != nil {
+		t.Fatal(err)
+	}
+	f.clock.Add(11 * day)
+	r, err := f.sweeper().Sweep(ctx)
+	if err != nil || r.Guests != 1 {
+		t.Fatalf("sweep: %+v %v, want one guest removed", r, err)
+	}
+	if n := f.count(t, `SELECT count(*) FROM users WHERE id = $1`, idle.User.ID); n != 0 {
+		t.Fatal("the idle guest is still there")
+	}
+	if n := f.count(t, `SELECT count(*) FROM users`); n != 3 {
+		t.Fatalf("%d accounts left, want the author, the recent guest and the full account", n)
+	}
+}
