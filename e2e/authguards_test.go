@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"net"
-	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,12 +9,11 @@ import (
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
-// fromAddr is a client of base whose connections come from ip (Linux
-// routes all of 127/8 to lo), so the server counts it as another address.
+// fromAddr is a client of base whose connections come from ip
+// (clientFrom), so the server counts it as another address.
 func fromAddr(t *testing.T, base, ip string) *guideAPI {
 	a := newGuideAPI(t, base)
-	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 5 * time.Second}
-	a.hc.Transport = &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 8}
+	a.hc.Transport = clientFrom(ip).Transport
 	return a
 }
 

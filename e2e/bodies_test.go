@@ -16,9 +16,9 @@ import (
 	"github.com/guidepost/guidepost/internal/testkit"
 )
 
-// fromAddr is a client whose connections leave from ip: Linux routes all
+// clientFrom is a client whose connections leave from ip: Linux routes all
 // of 127/8 to lo, so a second loopback address is a second client.
-func fromAddr(ip string) *http.Client {
+func clientFrom(ip string) *http.Client {
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(ip)}, Timeout: 10 * time.Second}
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{DialContext: d.DialContext, MaxIdleConnsPerHost: 8}}
 }
@@ -102,7 +102,7 @@ func TestIdleBodiesDoNotStallOtherClients(t *testing.T) {
 			t.Fatalf("create: %d %s", code, raw)
 		}
 	}
-	victim := fromAddr("127.0.0.2")
+	victim := clientFrom("127.0.0.2")
 	email := fmt.Sprintf("victim-%d@example.com", time.Now().UnixNano())
 	login := fmt.Sprintf(`{"email":%q,"password":"a fine password"}`, email)
 	if _, err := sample(victim, "POST", api.base+"/v1/auth/signup",
