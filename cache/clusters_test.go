@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -87,7 +88,7 @@ func TestCachedClustersEqualTheDatabase(t *testing.T) {
 // (0.1 mm): PostgreSQL sums a cluster's coordinates in scan order, so two
 // runs of one query may differ in the last bits of a centre.
 func sameClusters(got, want []guides.Cluster) bool {
-	if len(got) != len(want) {
+	if len(got) != len(want) || (got == nil) != (want == nil) {
 		return false
 	}
 	near := func(g *float64, w float64) {
@@ -95,7 +96,7 @@ func sameClusters(got, want []guides.Cluster) bool {
 			*g = w
 		}
 	}
-	g := append([]guides.Cluster(nil), got...)
+	g := slices.Clone(got)
 	for i := range g {
 		c, w := &g[i], want[i]
 		near(&c.Lat, w.Lat)
