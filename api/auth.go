@@ -143,8 +143,12 @@ func (s *Server) refresh(c *gin.Context) {
 		return
 	}
 	sess, err := s.deps.Auth.Refresh(c.Request.Context(), in.RefreshToken)
-	if err != nil {
+	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
 		s.unauthorized(c, err)
+		return
+	}
+	if err != nil {
+		fail(c, err)
 		return
 	}
 	writeSession(c, http.StatusOK, sess)

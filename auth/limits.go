@@ -38,6 +38,12 @@ type LoginLimits struct {
 	// to let requests through (Redis slow or down), a flood from one
 	// address still cannot fill the hashing slots.
 	InFlightPerAddr int
+	// PerRefreshToken bounds how often one refresh token may be presented.
+	// A client sends a token once and retries it a few times within the
+	// grace after a lost answer; every presentation within the grace mints
+	// a pair (rows written, argon2-free but not free), so without it one
+	// stolen token is a flood of sessions' worth of writes.
+	PerRefreshToken guidepost.Rate
 }
 
 // WithLoginLimits sets the log-in limits; main calls it before serving.

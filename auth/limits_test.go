@@ -2,6 +2,7 @@ package auth_test
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -156,4 +157,34 @@ func floodBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int, attempt fu
 	honest = login(svc, "198.51.100.2", "honest@example.com", "correct horse")
 	wg.Wait()
 	return honest, codes
+}
+
+// One refresh token may be presented PerRefreshToken times: a client's
+// retries after a lost answer get working pairs, a flood of one token is
+// refused before any row is read, and the pair it was given still works.
+func TestRefreshTokenPresentationsAreLimited(t *testing.T) {
+	ctx := context.Background()
+	svc, _ := newService(t)
+	opt, _ := redis.ParseURL(testkit.StartRedis(t).URL)
+	client := redis.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}),
+		PerRefreshToken: guidepost.Rate{Name: "refresh_token", Count: 3, Period: time.Minute}})
+	sess := guest(t, svc)
+	var last auth.Session
+	for i := range 3 { // the first use and two retries within the grace
+		s, err := svc.Refresh(ctx, sess.RefreshToken)
+		if err != nil {
+			t.Fatalf("presentation %d: %v", i, err)
+		}
+		last = s
+	}
+	_, err := svc.Refresh(ctx, sess.RefreshToken)
+	var e *guidepost.Error
+	if guidepost.ErrorCode(err) != guidepost.ERATELIMITED || !errors.As(err, &e) || e.Limit == nil || e.Limit.Name != "refresh_token" {
+		t.Fatalf("fourth presentation: %v, want the refresh_token rate", err)
+	}
+	if _, err := svc.Refresh(ctx, last.RefreshToken); err != nil {
+		t.Fatalf("the pair a retry got: %v", err)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 
@@ -68,8 +70,12 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 	if !strings.HasPrefix(refreshToken, refreshPrefix) {
 		return Session{}, errRefresh
 	}
+	hash := hashRefresh(refreshToken)
+	if err := s.refreshAllowed(ctx, hash); err != nil {
+		return Session{}, err
+	}
 	next, nextHash := newRefreshToken()
-	row, outcome, err := s.store.RotateRefresh(ctx, hashRefresh(refreshToken), nextHash, s.renewal())
+	row, outcome, err := s.store.RotateRefresh(ctx, hash, nextHash, s.renewal())
 	switch {
 	case err != nil:
 		return Session{}, err
@@ -86,6 +92,22 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 		return Session{}, err
 	}
 	return s.issue(u, row, next)
+}
+
+// refreshAllowed spends one presentation of the token whose hash is given
+// (LoginLimits.PerRefreshToken), refusing past the rate before any row is
+// read or written.
+func (s *Service) refreshAllowed(ctx context.Context, hash []byte) error {
+	r := s.limits.PerRefreshToken
+	if s.limits.Limiter == nil || r.Off() {
+		return nil
+	}
+	res := s.limits.Limiter.Take(ctx, "refresh:"+hex.EncodeToString(hash[:16]), r, 1)
+	if !res.Allowed {
+		return guidepost.RateLimited(r, res, fmt.Sprintf("this refresh token was presented too often (%s allows %d per %s); retry in %d s",
+			r.Name, r.Count, r.Period, int(res.RetryAfter.Seconds())+1))
+	}
+	return nil
 }
 
 // Logout revokes the caller's session: its access and refresh tokens stop

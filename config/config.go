@@ -113,6 +113,7 @@ type Limits struct {
 	Guest          guidepost.Rate // RATE_GUEST_PER_IP
 	LoginIP        guidepost.Rate // RATE_LOGIN_FAILURES_PER_IP
 	LoginEmail     guidepost.Rate // RATE_LOGIN_FAILURES_PER_EMAIL
+	RefreshToken   guidepost.Rate // RATE_REFRESH_PER_TOKEN
 	LoginsPerAddr  int            // LOGIN_MAX_INFLIGHT_PER_IP: one address's log-ins checked at once
 	Upload         guidepost.Rate // RATE_UPLOADS_PER_USER
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
@@ -195,6 +196,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
 			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
+			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", "refresh_token", "5/1m"),
 			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
 			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),

@@ -173,6 +173,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	}
 	deps.Auth = a.authService(users, tokens).WithLoginLimits(auth.LoginLimits{
 		Limiter: limiter, PerAddr: lim.LoginIP, PerEmail: lim.LoginEmail, InFlightPerAddr: lim.LoginsPerAddr,
+		PerRefreshToken: lim.RefreshToken,
 	})
 	deps.Limiter = limiter
 	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename}
