@@ -85,6 +85,8 @@ type Guides struct {
 	opt Options
 	m   *metrics
 
+	wide chan struct{} // Options.WideClusterings slots
+
 	l1     *otter.Cache[int64, *entry]
 	loader otter.BulkLoader[int64, *entry]
 	vers   versions
@@ -121,7 +123,7 @@ var (
 func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 	opt = opt.withDefaults()
 	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
-		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps()}
+		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{

@@ -2,14 +2,18 @@ package cache_test
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/cache"
@@ -107,4 +111,59 @@ func sameClusters(got, want []guides.Cluster) bool {
 		near(&c.Bounds.MaxLat, w.Bounds.MaxLat)
 	}
 	return reflect.DeepEqual(g, want)
+}
+
+// concurrentClusters is the store, counting how many clusterings it is
+// computing at once.
+type concurrentClusters struct {
+	guides.Store
+	now, most atomic.Int32
+}
+
+func (s *concurrentClusters) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
+	n := s.now.Add(1)
+	defer s.now.Add(-1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	return s.Store.Clusters(ctx, q)
+}
+
+// Clusterings of wide areas that miss the memo (a panned world map) are
+// counted in PostgreSQL one at a time, however many arrive at once, and
+// each still gets the database's answer; narrow ones are not held back.
+func TestWideClusteringsAreCountedOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	_, store := seeded(t)
+	counting := &concurrentClusters{Store: store}
+	c := cache.New(counting, store, cache.Options{Registerer: prometheus.NewRegistry()})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range errs {
+		wg.Go(func() {
+			d := float64(i) * 0.001 // a different box each time, as a panned map
+			q := guides.ClusterQuery{BBox: guides.BBox{MinLng: -180 + d, MinLat: -85, MaxLng: 180 - d, MaxLat: 85}, Zoom: 2}
+			got, err := c.Clusters(ctx, q)
+			if err == nil {
+				want, _ := store.Clusters(ctx, q)
+				if !sameClusters(got, want) {
+					err = fmt.Errorf("box %d: got %+v, want %+v", i, got, want)
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := counting.most.Load(); m != 1 {
+		t.Fatalf("%d wide clusterings computed at once, want 1", m)
+	}
 }

@@ -27,6 +27,14 @@ type Options struct {
 	L1Bytes       uint64        // 256 MiB
 	TileBytes     uint64        // 64 MiB of encoded vector tiles
 	ClusterBytes  uint64        // 32 MiB of clusterings (a whole-world map at zoom 5 is ~2 MB)
+	// WideClusterings (1) is how many clusterings of a wide area (more
+	// than WideClusterTiles tiles: a country, the world) this process
+	// counts in PostgreSQL at once. Each reads every tile row in its box
+	// (0.3–0.5 s at 200k guides) and a panned map misses the memo, so 32
+	// at once took both cores from every other query (the load suite's
+	// world-clusters door); the rest wait in turn, within their deadline.
+	WideClusterings  int
+	WideClusterTiles int64 // 250,000 (5° × 5°)
 	// FillConcurrency (1) is how many batches of missing tiles load at
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
@@ -78,6 +86,8 @@ func (o Options) withDefaults() Options {
 	if o.ClusterBytes == 0 {
 		o.ClusterBytes = 32 << 20
 	}
+	guidepost.Default(&o.WideClusterings, 1)
+	guidepost.Default(&o.WideClusterTiles, 250_000)
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}

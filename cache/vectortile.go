@@ -44,6 +44,14 @@ func (c *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 		strconv.FormatFloat(b.MaxLng, 'g', -1, 64) + "," + strconv.FormatFloat(b.MaxLat, 'g', -1, 64) + "/" +
 		strconv.Itoa(q.Zoom) + "/" + strconv.FormatBool(q.WithTop) + "/" + q.Tag
 	clusters, err := c.clusters.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]guides.Cluster, error) {
+		if (r1-r0+1)*(c1-c0+1) > c.opt.WideClusterTiles {
+			select {
+			case c.wide <- struct{}{}:
+				defer func() { <-c.wide }()
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
 		return c.Store.Clusters(ctx, q)
 	})
 	return slices.Clone(clusters), err
