@@ -34,6 +34,11 @@ type Rates struct {
 	// every API process drops and reloads them: it is the widest write one
 	// request can make.
 	Rename guidepost.Rate
+	// Refresh is per client address: POST /v1/auth/refresh. Each refresh
+	// is a transaction that writes; a client following its own rotation
+	// chain as fast as it can is a stream of them, which no per-token count
+	// sees. Generous, as many phones share a carrier's address.
+	Refresh guidepost.Rate
 }
 
 // limit refuses a request over r with 429, counting it under the keys by

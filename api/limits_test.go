@@ -207,3 +207,43 @@ func TestIPv6LoginFailuresAreCountedPerPrefix(t *testing.T) {
 		t.Fatalf("20 failed log-ins from the /56s of one /48: %d refused, want %d", refused, 20-guidepost.Mult48)
 	}
 }
+
+// Refreshes are counted per address (RATE_REFRESH_PER_IP): a client
+// following its own rotation chain as fast as it can presents each token
+// once, which no per-token count sees; another address still refreshes.
+func TestRefreshesAreLimitedPerAddress(t *testing.T) {
+	srv, _ := uploadServer(t, func(d *api.Deps) {
+		d.Limiter = limiter(t)
+		d.Rates.Refresh = guidepost.Rate{Name: "refresh_ip", Count: 2, Period: time.Hour}
+		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
+	})
+	token := func(addr string) string {
+		r := post(t, srv.URL, "/v1/auth/guest", "", addr, "{}")
+		if r.status != 201 {
+			t.Fatalf("guest: %d %v", r.status, r.body)
+		}
+		return r.body["refresh_token"].(string)
+	}
+	refresh := func(addr, tok string) reply {
+		return post(t, srv.URL, "/v1/auth/refresh", "", addr, `{"refresh_token":"`+tok+`"}`)
+	}
+	tok := token("203.0.113.7")
+	for i := range 2 {
+		r := refresh("203.0.113.7", tok)
+		if r.status != 200 {
+			t.Fatalf("refresh %d: %d %v", i, r.status, r.body)
+		}
+		tok = r.body["refresh_token"].(string)
+	}
+	r := refresh("203.0.113.7", tok)
+	problem(t, r, 429)
+	if r.body["type"] != "/problems/rate_limited" || r.header.Get("Retry-After") == "" {
+		t.Fatalf("%v %v", r.body, r.header)
+	}
+	if r := refresh("203.0.113.8", token("203.0.113.8")); r.status != 200 {
+		t.Fatalf("another address: %d %v", r.status, r.body)
+	}
+	if r := refresh("203.0.113.7", tok); r.status != 429 {
+		t.Fatalf("still over the limit: %d %v", r.status, r.body)
+	}
+}

@@ -119,6 +119,7 @@ type Limits struct {
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
 	Like           guidepost.Rate // RATE_LIKES_PER_USER
 	Rename         guidepost.Rate // RATE_RENAMES_PER_USER
+	RefreshIP      guidepost.Rate // RATE_REFRESH_PER_IP
 	QuotaPhotos    int64          // QUOTA_PHOTOS: photos one account may store
 	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
 }
@@ -202,6 +203,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
 			Rename:         e.rate("RATE_RENAMES_PER_USER", "rename", "10/24h"),
+			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", "refresh_ip", "1200/1m"),
 			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
 			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
 		},
