@@ -40,6 +40,7 @@ type attackConfig struct {
 	ClusterConc   int           `json:"cluster_conc"`
 	RefreshesPerS float64       `json:"refreshes_per_s"`
 	DoorMax       int           `json:"door_max_requests"`
+	Floors        bool          `json:"floors"` // a floor half for the doors this host bounds
 }
 
 // attacker runs every attack until its context ends; stop joins them all.

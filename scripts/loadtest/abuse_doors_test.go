@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -64,6 +66,20 @@ func TestAbuseSideDoorsAgainstTheRealBinary(t *testing.T) {
 	if sum.Totals.Requests == 0 {
 		t.Errorf("the run's totals (the probe's attacked halves) are empty")
 	}
+	// The doors this host bounds ran a floor half: the probe beside the
+	// floor load, which reached its target.
+	for door, activity := range map[string]string{"refresh-flood": "refresh", "upload-flood": "guest"} {
+		r := a.Doors[slices.Index(side, door)]
+		if r.Floor == nil || r.Floor.Requests == 0 || r.VsFloor == 0 {
+			t.Errorf("%s: no floor half: %+v", door, r.Floor)
+		}
+		if door == "refresh-flood" && len(r.FloorLoad[activity]) == 0 {
+			t.Errorf("%s: the floor server answered nothing: %v", door, r.FloorLoad)
+		}
+		if door == "upload-flood" && len(r.FloorLoad[activity]) != 0 {
+			t.Errorf("%s: the floor's guest was refused: %v", door, r.FloorLoad)
+		}
+	}
 
 	cfg.NoWrite, cfg.Out = false, t.TempDir()
 	cfg.Benchmarks = filepath.Join(cfg.Out, "BENCHMARKS.md")
@@ -75,8 +91,51 @@ func TestAbuseSideDoorsAgainstTheRealBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, door := range side {
-		if !strings.Contains(string(row), door+" PASS") && !strings.Contains(string(row), door+" FAIL") {
+		if !strings.Contains(string(row), door+" PASS") && !strings.Contains(string(row), door+" FAIL") &&
+			!strings.Contains(string(row), door+" HOST") {
 			t.Errorf("the BENCHMARKS row has no verdict for %s:\n%s", door, row)
 		}
+	}
+}
+
+// TestFloorServerReplaysTheRefusal: the floor answers with the bytes and
+// headers it was given, whatever the path, in a process of its own.
+func TestFloorServerReplaysTheRefusal(t *testing.T) {
+	ans := recordedAnswer{Status: 429, Body: []byte(`{"type":"/problems/rate_limited"}`),
+		Header: map[string]string{"Content-Type": "application/problem+json", "Retry-After": "7"}}
+	srv, err := startFloorServer(t.Context(), ans)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.stop()
+	resp, err := http.Post(srv.base+"/v1/auth/refresh", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 429 || string(body) != string(ans.Body) || resp.Header.Get("Retry-After") != "7" ||
+		resp.Header.Get("Content-Type") != "application/problem+json" {
+		t.Errorf("floor answered %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+}
+
+// TestBoundByHost: a door holds beside its floor only when the floor
+// alone is past the goal and the attack adds little to it, with no 5xx.
+func TestBoundByHost(t *testing.T) {
+	floor := &ProbePhase{}
+	for _, c := range []struct {
+		floorRatio, vsFloor float64
+		fiveXX              int
+		want                bool
+	}{{2.0, 1.1, 0, true}, {2.0, 1.3, 0, false}, {1.2, 1.1, 0, false}, {2.0, 1.1, 3, false}} {
+		r := DoorResult{Floor: floor, FloorRatio: c.floorRatio, VsFloor: c.vsFloor}
+		r.Attacked.FiveXX = c.fiveXX
+		if got := r.boundByHost(); got != c.want {
+			t.Errorf("%+v: boundByHost %v, want %v", c, got, c.want)
+		}
+	}
+	if (DoorResult{FloorRatio: 2, VsFloor: 1}).boundByHost() {
+		t.Error("no floor half, yet bound by the host")
 	}
 }

@@ -97,7 +97,7 @@ func (d *doorAttack) uploadFlood(ctx context.Context) {
 	for range d.cfg.UploadFloods {
 		wg.Go(func() {
 			for ctx.Err() == nil && d.spend() {
-				if !d.directUpload(ctx, token, up.raw(img, seq.Add(1))) {
+				if !d.directUpload(ctx, attackerAddr, token, up.raw(img, seq.Add(1))) {
 					sleepCtx(ctx, refusedPause)
 				}
 			}
@@ -106,12 +106,13 @@ func (d *doorAttack) uploadFlood(ctx context.Context) {
 	wg.Wait()
 }
 
-// directUpload runs one upload; false when a step was refused.
-func (d *doorAttack) directUpload(ctx context.Context, token string, data []byte) bool {
+// directUpload runs one upload from address from; false when a step was
+// refused.
+func (d *doorAttack) directUpload(ctx context.Context, from, token string, data []byte) bool {
 	sum := sha256.Sum256(data)
 	decl, _ := json.Marshal(map[string]any{"bytes": len(data), "sha256": hex.EncodeToString(sum[:]), "content_type": "image/jpeg"})
 	var t directTicket
-	code, _ := d.a.post(ctx, "/v1/uploads", attackerAddr, token, decl, &t)
+	code, _ := d.a.post(ctx, "/v1/uploads", from, token, decl, &t)
 	if ctx.Err() != nil {
 		return true
 	}
@@ -135,7 +136,7 @@ func (d *doorAttack) directUpload(ctx context.Context, token string, data []byte
 			return false
 		}
 	}
-	code, _ = d.a.post(ctx, "/v1/uploads/"+t.ID+"/complete", attackerAddr, token, nil, nil)
+	code, _ = d.a.post(ctx, "/v1/uploads/"+t.ID+"/complete", from, token, nil, nil)
 	if ctx.Err() == nil {
 		d.tally.add("complete", code)
 	}

@@ -23,6 +23,12 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if len(os.Args) == 4 && os.Args[1] == floorServeArg { // the side doors' floor server
+		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
+			os.Exit(1)
+		}
+		return
+	}
 	if os.Getenv(fakeServerEnv) == "1" {
 		switch os.Args[len(os.Args)-1] {
 		case "migrate":

@@ -89,7 +89,7 @@ func defaultConfig() Config {
 		Log: slog.New(slog.DiscardHandler),
 		Attack: attackConfig{SlowUploads: 256, SlowRate: 1 << 10, LoginsPerS: 1000, CraftedEvery: 0.5, Scans: 2000,
 			Doors: doorOrder, DoorTime: 20 * time.Second, ProbeRate: 20, IdleConns: 300, UploadFloods: 8,
-			UpgradesPerS: 200, ClusterConc: 32, RefreshesPerS: 1000, DoorMax: 200_000},
+			UpgradesPerS: 200, ClusterConc: 32, RefreshesPerS: 1000, DoorMax: 200_000, Floors: true},
 	}
 }
 

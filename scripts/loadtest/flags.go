@@ -181,5 +181,6 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.Attack.ClusterConc, "abuse-clusters", c.Attack.ClusterConc, "abuse world-clusters: world cluster requests at once")
 	fs.Float64Var(&c.Attack.RefreshesPerS, "abuse-refreshes", c.Attack.RefreshesPerS, "abuse refresh-flood: refreshes per second")
 	fs.IntVar(&c.Attack.DoorMax, "abuse-door-max", c.Attack.DoorMax, "abuse: at most this many requests per side-door attack")
+	fs.BoolVar(&c.Attack.Floors, "abuse-floors", c.Attack.Floors, "abuse: a third half beside the floor of refresh-flood and upload-flood (abuse_floor.go)")
 	fs.StringVar(&c.BenchJSON, "bench-json", "", "bench: raw JSON of the run (default: BENCHMARKS.json next to -benchmarks)")
 }

@@ -18,6 +18,13 @@ import (
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
+	if len(os.Args) == 4 && os.Args[1] == floorServeArg {
+		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
+			log.Error("floor server", "err", err)
+			os.Exit(1)
+		}
+		return
+	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		os.Exit(0)
