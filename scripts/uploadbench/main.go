@@ -5,12 +5,15 @@
 // SHA-256, probe, S3 put, row, enqueue) and none is answered as a duplicate.
 // With -mode direct each uploader declares the photo (POST /v1/uploads),
 // PUTs its parts to S3 itself and completes it: the latencies are then the
-// API's part only, create + complete. Each level also reports the API
+// API's part only, create + complete; -floor runs each level a second time
+// making only the S3 calls create and complete need (floor.go), straight
+// to the store, and prints the ratio. Each level also reports the API
 // process's CPU per accepted photo, from its /metrics (run `guidepost
 // serve` alone, so no worker shares that process).
 //
 //	go run ./scripts/uploadbench -url http://127.0.0.1:8080 \
 //	    -photo testdata/bench/photo-12mp.jpg -conc 1,8,32 -duration 15s -mode direct
+//	go run ./scripts/uploadbench -mode direct -floor -runs 3 -conc 32   # S3_* as the server's
 package main
 
 import (
@@ -39,7 +42,13 @@ func main() {
 	duration := flag.Duration("duration", 15*time.Second, "measuring time per level")
 	warmup := flag.Duration("warmup", 2*time.Second, "unrecorded time before each level")
 	mode := flag.String("mode", "media", "media (POST /v1/media) or direct (POST /v1/uploads, parts to S3, complete)")
+	floor := flag.Bool("floor", false, "with -mode direct: after each run of a level, the same level making only the store's calls (floor.go)")
+	runs := flag.Int("runs", 1, "runs of each level (API and floor alternating), medians printed after them")
+	partSize := flag.Int64("part-size", 5<<20, "the floor's part size: guidepost's DIRECT part size")
 	flag.Parse()
+	if *floor && *mode != "direct" {
+		log.Fatalf("uploadbench: -floor needs -mode direct")
+	}
 	if *mode != "media" && *mode != "direct" {
 		log.Fatalf("uploadbench: -mode %q: want media or direct", *mode)
 	}
@@ -55,15 +64,55 @@ func main() {
 		if err != nil || c < 1 {
 			log.Fatalf("uploadbench: bad level %q", s)
 		}
-		r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, *mode == "direct")
-		fmt.Printf("%6d %8d %8.1f %8.1f %8.1f %9.1f %6d %14.2f", c, len(r.lat), r.pct(50), r.pct(95), r.pct(99),
-			float64(len(r.lat))/duration.Seconds(), r.errors, 1000*r.cpu/float64(r.all))
-		if *mode == "direct" {
-			fmt.Printf("   create p50/p95 %.1f/%.1f, complete p50/p95 %.1f/%.1f ms",
-				pct(r.create, 50), pct(r.create, 95), pct(r.complete, 50), pct(r.complete, 95))
+		var apiP95, floorP95 []float64
+		for range max(1, *runs) {
+			r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, *mode, nil)
+			printLevel(c, r, *duration, *mode == "direct", "")
+			apiP95 = append(apiP95, r.pct(95))
+			if *floor {
+				fl := newStoreFloor(*partSize)
+				r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, "floor", fl)
+				fl.sweep()
+				printLevel(c, r, *duration, true, "store floor")
+				floorP95 = append(floorP95, r.pct(95))
+			}
 		}
-		fmt.Println()
+		if *floor {
+			a, f := median(apiP95), median(floorP95)
+			fmt.Printf("%6d create+complete p95, median of %d: API %.1f ms, store floor %.1f ms, ratio %.2f (per run: %.2f)\n",
+				c, len(apiP95), a, f, a/f, ratios(apiP95, floorP95))
+		}
 	}
+}
+
+func printLevel(c int, r result, duration time.Duration, direct bool, label string) {
+	cpu := 1000 * r.cpu / float64(max(1, r.all))
+	if r.cpu < 0 {
+		cpu = -1
+	}
+	fmt.Printf("%6d %8d %8.1f %8.1f %8.1f %9.1f %6d %14.2f", c, len(r.lat), r.pct(50), r.pct(95), r.pct(99),
+		float64(len(r.lat))/duration.Seconds(), r.errors, cpu)
+	if direct {
+		fmt.Printf("   create p50/p95 %.1f/%.1f, complete p50/p95 %.1f/%.1f ms",
+			pct(r.create, 50), pct(r.create, 95), pct(r.complete, 50), pct(r.complete, 95))
+	}
+	if label != "" {
+		fmt.Printf("   (%s)", label)
+	}
+	fmt.Println()
+}
+
+func median(v []float64) float64 {
+	s := slices.Sorted(slices.Values(v))
+	return s[len(s)/2]
+}
+
+func ratios(a, b []float64) []float64 {
+	out := make([]float64, len(a))
+	for i := range a {
+		out[i] = float64(int(100*a[i]/b[i]+0.5)) / 100
+	}
+	return out
 }
 
 type result struct {
@@ -86,7 +135,10 @@ func pct(lat []time.Duration, p float64) float64 {
 	return float64(lat[i].Microseconds()) / 1000
 }
 
-func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration, seq *atomic.Uint64, direct bool) result {
+// runLevel runs conc uploaders for warmup+duration: mode media or direct
+// against the API, or floor against the store alone (fl).
+func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration, seq *atomic.Uint64, mode string, fl *storeFloor) result {
+	direct := mode != "media"
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conc}, Timeout: time.Minute}
 	var (
 		mu  sync.Mutex
@@ -95,7 +147,9 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 	)
 	tokens := make([]string, conc)
 	for i := range tokens {
-		tokens[i] = guest(hc, base)
+		if fl == nil {
+			tokens[i] = guest(hc, base)
+		}
 	}
 	cpu0 := apiCPU(hc)
 	start := time.Now()
@@ -111,7 +165,10 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 				t0 := time.Now()
 				var d, create, complete time.Duration
 				var ok bool
-				if direct {
+				if fl != nil {
+					create, complete, ok = fl.upload(hc, raw)
+					d = create + complete
+				} else if direct {
 					create, complete, ok = uploadDirect(hc, base, token, raw)
 					d = create + complete
 				} else {
@@ -138,6 +195,9 @@ func runLevel(base string, jpeg []byte, conc int, warmup, duration time.Duration
 	}
 	wg.Wait()
 	all.cpu = apiCPU(hc) - cpu0
+	if fl != nil || cpu0 < 0 {
+		all.cpu = -1 // the API was idle, or its CPU unknown
+	}
 	return all
 }
 
