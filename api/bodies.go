@@ -67,12 +67,12 @@ func (g *bodyGate) receive(c *gin.Context) {
 		return
 	}
 	keys := addrCaps(c, "a:", g.lim.PerAddr)
-	if g.inflight.enter(keys...) >= 0 {
+	if i := g.inflight.enter(keys...); i >= 0 {
 		g.refused.Inc()
 		c.Header("Connection", "close") // the body stays unread
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d request bodies may arrive at once from one address; retry when one has arrived", g.lim.PerAddr),
-			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(g.lim.PerAddr), RetryAfter: time.Second}})
+			Message: fmt.Sprintf("at most %d request bodies may arrive at once from one %s; retry when one has arrived", keys[i].cap, keys[i].scope()),
+			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(keys[i].cap), RetryAfter: time.Second}})
 		return
 	}
 	g.receiving.Add(1)

@@ -1,6 +1,9 @@
 package api
 
-import "sync"
+import (
+	"strings"
+	"sync"
+)
 
 // tally counts requests in flight per key (an account, an address), each
 // key under a cap of its own. The counts are this process's.
@@ -13,6 +16,15 @@ type tally struct {
 type capped struct {
 	key string
 	cap int
+}
+
+// scope names what a key counts, for a refusal's message: "address",
+// or an IPv6 client's "/56 network" or "/48 network".
+func (k capped) scope() string {
+	if i := strings.LastIndexByte(k.key, '/'); i >= 0 && k.key[i:] != "/64" {
+		return k.key[i:] + " network"
+	}
+	return "address"
 }
 
 // enter counts one more request under every key, or under none when one

@@ -71,16 +71,16 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 
 func (g *uploadGate) admit(c *gin.Context) {
 	keys := append([]capped{{"u:" + auth.UserID(c.Request.Context()), g.lim.PerUser}}, addrCaps(c, "a:", g.lim.PerAddr)...)
-	if who := g.enter(keys); who != "" {
+	if i := g.inflight.enter(keys...); i >= 0 {
+		who, scope := "account", "account"
+		if i > 0 {
+			who, scope = "address", keys[i].scope()
+		}
 		g.refused.WithLabelValues("per_" + who).Inc()
 		c.Header("Connection", "close") // the body stays unread
-		n := g.lim.PerUser
-		if who == "address" {
-			n = g.lim.PerAddr
-		}
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d uploads at once per %s; retry when one has finished", n, who),
-			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(n), RetryAfter: time.Second}})
+			Message: fmt.Sprintf("at most %d uploads at once per %s; retry when one has finished", keys[i].cap, scope),
+			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(keys[i].cap), RetryAfter: time.Second}})
 		return
 	}
 	defer g.inflight.leave(keys...)
@@ -107,16 +107,6 @@ func (g *uploadGate) admit(c *gin.Context) {
 
 // enter counts one more upload under the account's key (first) and the
 // address's, or names which of the two is at its cap.
-func (g *uploadGate) enter(keys []capped) (atCap string) {
-	switch g.inflight.enter(keys...) {
-	case -1:
-		return ""
-	case 0:
-		return "account"
-	}
-	return "address"
-}
-
 // errBodyTooSlow cuts a body that fell behind the minimum rate.
 var errBodyTooSlow = errors.New("the body arrived slower than the minimum rate")
 
