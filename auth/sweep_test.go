@@ -91,11 +91,30 @@ func TestSweepRemovesIdleGuestsThatOwnNothing(t *testing.T) {
 	idle, _ := f.svc.Guest(ctx)
 	author, _ := f.svc.Guest(ctx)
 	used, _ := f.svc.Guest(ctx)
+	photographer, _ := f.svc.Guest(ctx)
+	liker, _ := f.svc.Guest(ctx)
+	uploader, _ := f.svc.Guest(ctx)
 	signup(t, f.svc, "full@example.com")
-	if _, err := f.db.Pool.Exec(ctx, `INSERT INTO guides (id, author_id, title, location, created_at, updated_at)
-		VALUES ($1, $2, 'kept', ST_SetSRID(ST_MakePoint(127, 37.5), 4326)::geography, now(), now())`,
-		uuid.Must(uuid.NewV7()).String(), author.User.ID); err != nil {
-		t.Fatal(err)
+	guide, photo, upload := uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String(), uuid.Must(uuid.NewV7()).String()
+	// Each owns one kind of thing a guest can own: a guide, a photo, a
+	// like, an upload still open.
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`INSERT INTO guides (id, author_id, title, location, created_at, updated_at)
+			VALUES ($1, $2, 'kept', ST_SetSRID(ST_MakePoint(127, 37.5), 4326)::geography, now(), now())`, []any{guide, author.User.ID}},
+		{`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at)
+			VALUES ($1, $2, 'pending', 'image/jpeg', 10, 0, 0, 'x', now(), now())`, []any{photo, photographer.User.ID}},
+		{`INSERT INTO guide_likes (guide_id, user_id, created_at) VALUES ($1, $2, now())`, []any{guide, liker.User.ID}},
+		{`INSERT INTO uploads (id, owner_id, media_id, object_key, s3_upload_id, bytes, sha256, content_type, part_size,
+			state, created_at, updated_at, expires_at)
+			VALUES ($1, $2, $3, 'k', 's', 10, 'x', 'image/jpeg', 5242880, 'open', now(), now(), now() + interval '1 day')`,
+			[]any{upload, uploader.User.ID, uuid.Must(uuid.NewV7()).String()}},
+	} {
+		if _, err := f.db.Pool.Exec(ctx, q.sql, q.args...); err != nil {
+			t.Fatal(err)
+		}
 	}
 	f.clock.Add(20 * day)
 	if _, err := f.svc.Refresh(ctx, used.RefreshToken); err != nil {
@@ -109,7 +128,7 @@ func TestSweepRemovesIdleGuestsThatOwnNothing(t *testing.T) {
 	if n := f.count(t, `SELECT count(*) FROM users WHERE id = $1`, idle.User.ID); n != 0 {
 		t.Fatal("the idle guest is still there")
 	}
-	if n := f.count(t, `SELECT count(*) FROM users`); n != 3 {
-		t.Fatalf("%d accounts left, want the author, the recent guest and the full account", n)
+	if n := f.count(t, `SELECT count(*) FROM users`); n != 6 {
+		t.Fatalf("%d accounts left, want the author, the photographer, the liker, the uploader, the recent guest and the full account", n)
 	}
 }
