@@ -22,6 +22,8 @@ type PGServer struct {
 	URL  string // database "guidepost", PostGIS available
 	dir  string
 	t    testing.TB
+	// extra are server settings beyond the port (-c name=value …).
+	extra string
 }
 
 // StartPostgres initialises and starts a throwaway cluster on a spare port.
@@ -59,7 +61,7 @@ func (s *PGServer) data() string { return filepath.Join(s.dir, "data") }
 func (s *PGServer) Start() {
 	s.t.Helper()
 	s.asPostgres(filepath.Join(pgBin, "pg_ctl"), "-D", s.data(), "-w", "-l", filepath.Join(s.dir, "log"),
-		"-o", "-p "+strconv.Itoa(s.Port)+" -c listen_addresses=127.0.0.1 -k "+s.dir+" -c fsync=off", "start")
+		"-o", "-p "+strconv.Itoa(s.Port)+" -c listen_addresses=127.0.0.1 -k "+s.dir+" -c fsync=off"+s.extra, "start")
 }
 
 // Stop shuts the cluster down at once, as a crash or a failover would.
