@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -216,6 +217,9 @@ func (r *replicas) minReplayed() uint64 {
 // replica that has replayed it (round robin), else one that replays it
 // within Wait, else the primary. The replica is nil for the primary.
 func (r *replicas) pick(ctx context.Context, need uint64) (*pgxpool.Pool, *replica) {
+	if need >= math.MaxInt64 { // the client's last write is not known
+		return r.toPrimary("mark_unknown")
+	}
 	n := len(r.list)
 	start := int(r.next.Add(1))
 	var behind *replica

@@ -23,7 +23,7 @@ func newReplicaMetrics(reg prometheus.Registerer, r *replicas) *replicaMetrics {
 		}, []string{"pool", "outcome"}),
 		moved: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "guidepost_db_reads_moved_to_primary_total",
-			Help: "Reads meant for a replica that the primary served: no_replica (none healthy), behind (none replayed in time), replica_error (retried).",
+			Help: "Reads meant for a replica that the primary served: no_replica (none healthy), behind (none replayed in time), replica_error (retried there), mark_unknown (the client's last write could not be read).",
 		}, []string{"reason"}),
 	}
 	if reg == nil {

@@ -36,7 +36,9 @@ type PairOptions struct {
 // StartPGPair starts the pair and waits until the replica streams.
 func StartPGPair(t testing.TB, opt PairOptions) *PGPair {
 	t.Helper()
+	began := time.Now()
 	primary := StartPostgres(t)
+	t.Logf("testkit: primary started in %s", time.Since(began).Round(time.Millisecond))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	db, err := gsql.Open(ctx, primary.URL)
@@ -60,14 +62,15 @@ func StartPGPair(t testing.TB, opt PairOptions) *PGPair {
 		os.RemoveAll(dir)
 	})
 	replica.asPostgres(filepath.Join(pgBin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(primary.Port),
-		"-U", "postgres", "-D", replica.data(), "-R", "-X", "stream", "--no-sync")
+		"-U", "postgres", "-D", replica.data(), "-R", "-X", "stream", "-c", "fast", "--no-sync")
 	if opt.ApplyDelay > 0 {
 		replica.extra = " -c recovery_min_apply_delay=" + strconv.FormatInt(opt.ApplyDelay.Milliseconds(), 10) + "ms"
 	}
+	t.Logf("testkit: primary migrated and copied in %s", time.Since(began).Round(time.Millisecond))
 	replica.Start()
 	p := &PGPair{Primary: primary, Replica: replica}
 	if opt.Sync {
-		p.exec(primary.URL, `ALTER SYSTEM SET synchronous_standby_names = '*'`, `SELECT pg_reload_conf()`)
+		primary.Exec(`ALTER SYSTEM SET synchronous_standby_names = '*'`, `SELECT pg_reload_conf()`)
 	}
 	waitFor(t, "the replica's stream", time.Minute, func() error {
 		var n int
@@ -125,18 +128,20 @@ func (p *PGPair) query(url, q string, dest any, args ...any) error {
 	return c.QueryRow(ctx, q, args...).Scan(dest)
 }
 
-func (p *PGPair) exec(url string, stmts ...string) {
-	p.Primary.t.Helper()
+// Exec runs statements on the server's guidepost database, failing the
+// test on an error.
+func (s *PGServer) Exec(stmts ...string) {
+	s.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	c, err := pgx.Connect(ctx, url)
+	c, err := pgx.Connect(ctx, s.URL)
 	if err != nil {
-		p.Primary.t.Fatal(err)
+		s.t.Fatal(err)
 	}
 	defer c.Close(ctx)
-	for _, s := range stmts {
-		if _, err := c.Exec(ctx, s); err != nil {
-			p.Primary.t.Fatalf("testkit: %s: %v", s, err)
+	for _, stmt := range stmts {
+		if _, err := c.Exec(ctx, stmt); err != nil {
+			s.t.Fatalf("testkit: %s: %v", stmt, err)
 		}
 	}
 }
