@@ -43,7 +43,7 @@ type Config struct {
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
 	Replicas          Replicas
-	MetricsAddr       string        // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
+	MetricsAddr       string // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 	Limits            Limits
@@ -170,7 +170,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			MaxLag: e.duration("DATABASE_REPLICA_MAX_LAG", 5*time.Second, 100*time.Millisecond),
 			Wait:   e.duration("DATABASE_REPLICA_WAIT", 50*time.Millisecond, time.Millisecond),
 		},
-		MetricsAddr:       e.str("METRICS_ADDR", "127.0.0.1:9090"),
+		MetricsAddr: e.str("METRICS_ADDR", "127.0.0.1:9090"),
 		Sessions: Sessions{
 			Grace:         e.duration("REFRESH_GRACE", 10*time.Second, 0),
 			MaxAge:        e.duration("SESSION_MAX_AGE", 365*24*time.Hour, time.Minute),
