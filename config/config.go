@@ -42,8 +42,8 @@ type Config struct {
 	DrainDelay        time.Duration
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
-	Replicas          Replicas
-	MetricsAddr       string // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
+	Replicas          Replicas      // DATABASE_REPLICA_*: streaming replicas that map, guide and photo reads may use
+	MetricsAddr       string        // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
 	Media             Media
 	Guides            Guides
 	Limits            Limits
