@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"time"
 
@@ -115,4 +116,14 @@ func (db *DB) tileMarks() *tileMarks {
 		return nil
 	}
 	return &db.reads.tiles
+}
+
+// ReplicasReady reports, for readiness, whether reads have a replica: an
+// error names how many are configured when none is in rotation (the
+// primary then serves every read).
+func (db *DB) ReplicasReady(context.Context) error {
+	if db.reads == nil || db.reads.inRotation() > 0 {
+		return nil
+	}
+	return fmt.Errorf("none of %d replicas is in rotation: the primary serves every read", len(db.reads.list))
 }

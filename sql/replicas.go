@@ -199,6 +199,17 @@ func (rep *replica) raise(lsn uint64) {
 	}
 }
 
+// inRotation counts the healthy replicas.
+func (r *replicas) inRotation() int {
+	n := 0
+	for _, rep := range r.list {
+		if rep.healthy.Load() {
+			n++
+		}
+	}
+	return n
+}
+
 // minReplayed is the position every healthy replica has replayed (0 with
 // none healthy).
 func (r *replicas) minReplayed() uint64 {

@@ -157,11 +157,15 @@ func (a *app) logFor(service string) *slog.Logger { return a.log.With("service",
 // Redis the cache answers from PostgreSQL and uploads still store, without
 // S3 uploads answer 503 by themselves; both show as degraded.
 func (a *app) checks() []api.Check {
-	return []api.Check{
+	checks := []api.Check{
 		{Name: "postgres", Ping: a.db.Ping},
 		{Name: "redis", Ping: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }, Optional: true},
 		{Name: "s3", Ping: a.blobs.Ping, Optional: true},
 	}
+	if len(a.cfg.Replicas.URLs) > 0 {
+		checks = append(checks, api.Check{Name: "postgres_replicas", Ping: a.db.ReplicasReady, Optional: true})
+	}
+	return checks
 }
 
 // wireAPI builds the feature services the API serves, and the queue gauges
