@@ -30,18 +30,8 @@ type PGServer struct {
 // initdb refuses to run as root, so it runs as the postgres user.
 func StartPostgres(t testing.TB) *PGServer {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "guidepost-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o777)
-	s := &PGServer{Port: FreePort(t), dir: dir, t: t}
-	s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/guidepost?sslmode=disable", s.Port)
+	s := newPGServer(t, "guidepost-pg-")
 	s.asPostgres(filepath.Join(pgBin, "initdb"), "-D", s.data(), "-A", "trust", "-U", "postgres", "--no-sync")
-	t.Cleanup(func() {
-		s.Stop()
-		os.RemoveAll(dir)
-	})
 	s.Start()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port))
@@ -52,6 +42,23 @@ func StartPostgres(t testing.TB) *PGServer {
 	if _, err := admin.Exec(ctx, `CREATE DATABASE guidepost`); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// newPGServer is a server on a spare port whose folder (writable by the
+// postgres user) is removed, the server stopped first, when the test ends.
+func newPGServer(t testing.TB, prefix string) *PGServer {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	s := &PGServer{Port: FreePort(t), dir: dir, t: t}
+	s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/guidepost?sslmode=disable", s.Port)
+	t.Cleanup(func() {
+		s.Stop()
+		os.RemoveAll(dir)
+	})
 	return s
 }
 

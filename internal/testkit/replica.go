@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -50,17 +49,7 @@ func StartPGPair(t testing.TB, opt PairOptions) *PGPair {
 	if err != nil {
 		t.Fatalf("testkit: migrate the primary: %v", err)
 	}
-	dir, err := os.MkdirTemp("", "guidepost-pg-replica-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o777)
-	replica := &PGServer{Port: FreePort(t), dir: dir, t: t}
-	replica.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/guidepost?sslmode=disable", replica.Port)
-	t.Cleanup(func() {
-		replica.Stop()
-		os.RemoveAll(dir)
-	})
+	replica := newPGServer(t, "guidepost-pg-replica-")
 	replica.asPostgres(filepath.Join(pgBin, "pg_basebackup"), "-h", "127.0.0.1", "-p", strconv.Itoa(primary.Port),
 		"-U", "postgres", "-D", replica.data(), "-R", "-X", "stream", "-c", "fast", "--no-sync")
 	if opt.ApplyDelay > 0 {

@@ -48,8 +48,7 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 		if err != nil {
 			return fs, fmt.Errorf("cache-off floor: %w", err)
 		}
-		floor = &ColdFloor{Requests: fs.Totals.Requests, Latency: fs.Totals.Latency,
-			Rejected: fs.Failures.ByStatus["503"], Failures: fs.Failures.ByKind, Kinds: fs.Kinds, Timeline: fs.Timeline}
+		floor = comparedRun(fs)
 	}
 	var alone *ColdFloor
 	if cfg.ColdReplicas != "" {
@@ -59,9 +58,7 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 		if err != nil {
 			return as, fmt.Errorf("primary alone: %w", err)
 		}
-		alone = &ColdFloor{Requests: as.Totals.Requests, Latency: as.Totals.Latency,
-			Rejected: as.Failures.ByStatus["503"], Failures: as.Failures.ByKind, Kinds: as.Kinds, Timeline: as.Timeline,
-			PrimaryCPUS: as.ColdStart.PrimaryCPUS, PrimaryCPUPerMs: as.ColdStart.PrimaryCPUPerMs}
+		alone = comparedRun(as)
 	}
 	sum, err := coldRun(ctx, cfg, d, addr, "coldstart-serve", fx, hot, setup)
 	if alone != nil && sum.ColdStart != nil {
@@ -77,6 +74,16 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 		sum.ColdStart.CacheOff = floor
 	}
 	return sum, err
+}
+
+// comparedRun is what a run made to compare with keeps of its summary.
+func comparedRun(s Summary) *ColdFloor {
+	f := &ColdFloor{Requests: s.Totals.Requests, Latency: s.Totals.Latency,
+		Rejected: s.Failures.ByStatus["503"], Failures: s.Failures.ByKind, Kinds: s.Kinds, Timeline: s.Timeline}
+	if s.ColdStart != nil {
+		f.PrimaryCPUS, f.PrimaryCPUPerMs = s.ColdStart.PrimaryCPUS, s.ColdStart.PrimaryCPUPerMs
+	}
+	return f
 }
 
 // coldRun starts a fresh server (env added to the cold environment) and
