@@ -237,7 +237,11 @@ func (s *Server) authenticate(c *gin.Context) {
 		s.unauthorized(c, err)
 		return
 	}
-	c.Request = c.Request.WithContext(auth.NewContext(c.Request.Context(), caller))
+	ctx := auth.NewContext(c.Request.Context(), caller)
+	if s.deps.Marks != nil {
+		ctx = s.deps.Marks.Follow(ctx, caller.UserID)
+	}
+	c.Request = c.Request.WithContext(ctx)
 	// An answer to a signed-in caller is theirs: no shared cache keeps it,
 	// whatever the route forgets to say (routes may say more: no-store).
 	c.Header("Cache-Control", "private")

@@ -57,6 +57,17 @@ type Deps struct {
 	TrustedProxies []string
 	// Events serve GET /v1/events (api/events.go).
 	Events EventStreams
+	// Marks make a signed-in client's reads see its own writes when reads
+	// may go to replicas; nil: every read is on the primary anyway.
+	Marks ReadMarks
+}
+
+// ReadMarks follow, per user and across API processes, how far the
+// database had written after the user's last write; *readmarks.Redis
+// implements it.
+type ReadMarks interface {
+	// Follow returns ctx carrying userID's mark, raised by its writes.
+	Follow(ctx context.Context, userID string) context.Context
 }
 
 // Server routes HTTP requests to the services.

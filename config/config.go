@@ -42,6 +42,7 @@ type Config struct {
 	DrainDelay        time.Duration
 	RequestTimeout    time.Duration // HTTP_REQUEST_TIMEOUT: a request's deadline, past its body
 	StatementTimeout  time.Duration // DB_STATEMENT_TIMEOUT: PostgreSQL cancels a longer statement
+	Replicas          Replicas      // DATABASE_REPLICA_*: streaming replicas that map, guide and photo reads may use
 	MetricsAddr       string        // METRICS_ADDR: where the API serves /metrics (internal); MetricsPublic: on HTTP_ADDR
 	Media             Media
 	Guides            Guides
@@ -129,6 +130,14 @@ type Limits struct {
 // is asked for by name, never a default.
 const MetricsPublic = "public"
 
+// Replicas are PostgreSQL streaming replicas for map, guide and photo
+// reads (sql.ReplicaOptions).
+type Replicas struct {
+	URLs   []string      // DATABASE_REPLICA_URLS: comma-separated; none: the primary reads
+	MaxLag time.Duration // DATABASE_REPLICA_MAX_LAG: a replica further behind leaves the rotation
+	Wait   time.Duration // DATABASE_REPLICA_WAIT: how long a read waits for a replica to replay a write it must see
+}
+
 // Parse reads every setting through getenv (os.Getenv in main, a map in
 // tests) and reports every bad value at once.
 func Parse(getenv func(string) string) (Config, error) {
@@ -156,7 +165,12 @@ func Parse(getenv func(string) string) (Config, error) {
 		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
 		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
 		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
-		MetricsAddr:       e.str("METRICS_ADDR", "127.0.0.1:9090"),
+		Replicas: Replicas{
+			URLs:   e.urls("DATABASE_REPLICA_URLS"),
+			MaxLag: e.duration("DATABASE_REPLICA_MAX_LAG", 5*time.Second, 100*time.Millisecond),
+			Wait:   e.duration("DATABASE_REPLICA_WAIT", 50*time.Millisecond, time.Millisecond),
+		},
+		MetricsAddr: e.str("METRICS_ADDR", "127.0.0.1:9090"),
 		Sessions: Sessions{
 			Grace:         e.duration("REFRESH_GRACE", 10*time.Second, 0),
 			MaxAge:        e.duration("SESSION_MAX_AGE", 365*24*time.Hour, time.Minute),

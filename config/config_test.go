@@ -203,3 +203,23 @@ func TestLimitsParse(t *testing.T) {
 		}
 	}
 }
+
+// DATABASE_REPLICA_URLS is a list of URLs, each of which may list several
+// hosts; anything else is refused naming the variable.
+func TestReplicaURLsParse(t *testing.T) {
+	c, err := Parse(getenv(map[string]string{"DATABASE_REPLICA_URLS": " postgres://r1:5433/g?sslmode=disable, postgresql://a:1,b:2/g ",
+		"DATABASE_REPLICA_MAX_LAG": "2s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"postgres://r1:5433/g?sslmode=disable", "postgresql://a:1,b:2/g"}
+	if !reflect.DeepEqual(c.Replicas.URLs, want) || c.Replicas.MaxLag != 2*time.Second || c.Replicas.Wait != 50*time.Millisecond {
+		t.Fatalf("replicas: %+v", c.Replicas)
+	}
+	if c, _ := Parse(getenv(nil)); c.Replicas.URLs != nil || c.Replicas.MaxLag != 5*time.Second {
+		t.Fatalf("default replicas: %+v", c.Replicas)
+	}
+	if _, err := Parse(getenv(map[string]string{"DATABASE_REPLICA_URLS": "host=r1 port=5433"})); err == nil || !strings.Contains(err.Error(), "DATABASE_REPLICA_URLS") {
+		t.Fatalf("a keyword DSN: %v", err)
+	}
+}

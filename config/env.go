@@ -148,6 +148,31 @@ func (e *env) addrs(key string) []string {
 	return out
 }
 
+// urls wants a comma-separated list of postgres:// URLs. A comma not
+// followed by a scheme belongs to the URL before it (a URL may list
+// several hosts: postgres://a:5432,b:5432/db).
+func (e *env) urls(key string) []string {
+	v := strings.TrimSpace(e.get(key))
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, part := range strings.Split(v, ",") {
+		part = strings.TrimSpace(part)
+		isURL := strings.HasPrefix(part, "postgres://") || strings.HasPrefix(part, "postgresql://")
+		switch {
+		case isURL:
+			out = append(out, part)
+		case len(out) > 0:
+			out[len(out)-1] += "," + part
+		default:
+			e.fail(key, v, "want postgres:// URLs, comma-separated")
+			return nil
+		}
+	}
+	return out
+}
+
 // oneOf wants one of allowed, in any case; it returns the lower-case form.
 func (e *env) oneOf(key, def string, allowed ...string) string {
 	v := e.get(key)

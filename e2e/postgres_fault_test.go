@@ -102,12 +102,21 @@ func guestToken(t *testing.T, base string) string {
 
 func authedGet(t *testing.T, url, token string) (int, http.Header, string) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", url, nil)
+	return do(t, "GET", url, token, "")
+}
+
+// do sends body (JSON, or none) with token and reads the whole answer.
+func do(t *testing.T, method, url, token, body string) (int, http.Header, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+token)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	client := &http.Client{Timeout: 15 * time.Second}
 	resp, err := client.Do(req)
 	if err != nil {
-		t.Fatalf("GET %s: %v", url, err)
+		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
 	var b strings.Builder

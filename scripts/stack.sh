@@ -21,6 +21,10 @@
 #   GUIDEPOST_SENTINEL   opt-in: a folder; also starts a Redis primary, a replica
 #                     and three sentinels there on spare ports (scripts/sentinel.sh),
 #                     for failover drills, and prints their REDIS_URL
+#   GUIDEPOST_PG_REPLICA opt-in: a folder; also starts a private PostgreSQL
+#                     primary and a streaming replica of it there on spare ports
+#                     (scripts/replica.sh), for replica drills and load runs, and
+#                     prints their DATABASE_URL and DATABASE_REPLICA_URLS
 #
 # Called by `make stack`, `make run` and `make test`. Stop the S3 server it
 # started with scripts/stack-stop.sh (PostgreSQL and Redis are left alone).
@@ -458,4 +462,8 @@ s3_up
 if [ -n "${GUIDEPOST_SENTINEL:-}" ]; then
 	url="$(bash "$ROOT/scripts/sentinel.sh" start "$GUIDEPOST_SENTINEL")" || die sentinel "cannot start the Sentinel set in $GUIDEPOST_SENTINEL"
 	say "sentinel: up, REDIS_URL=$url"
+fi
+if [ -n "${GUIDEPOST_PG_REPLICA:-}" ]; then
+	urls="$(bash "$ROOT/scripts/replica.sh" start "$GUIDEPOST_PG_REPLICA" 9>&-)" || die replica "cannot start the PostgreSQL pair in $GUIDEPOST_PG_REPLICA"
+	say "replica: up, $(echo "$urls" | tr '\n' ' ')"
 fi

@@ -40,7 +40,7 @@ func (s *Accounts) MarkDeleted(ctx context.Context, userID string, now time.Time
 // count stays exact (base + shards = rows). The shards' updated_at moves,
 // so every API process's like poll picks the new counts up within a second.
 func (s *Accounts) RemoveLikes(ctx context.Context, userID string) error {
-	_, err := s.db.Pool.Exec(ctx, `WITH del AS (
+	_, err := s.db.exec(ctx, `WITH del AS (
 			DELETE FROM guide_likes WHERE user_id = $1 RETURNING guide_id
 		), per AS (
 			SELECT guide_id, count(*) AS n FROM del GROUP BY guide_id
@@ -53,12 +53,12 @@ func (s *Accounts) RemoveLikes(ctx context.Context, userID string) error {
 }
 
 func (s *Accounts) RemoveGuides(ctx context.Context, userID string) error {
-	_, err := s.db.Pool.Exec(ctx, `DELETE FROM guides WHERE author_id = $1`, userID)
+	_, err := s.db.exec(ctx, `DELETE FROM guides WHERE author_id = $1`, userID)
 	return translate(err, "guide")
 }
 
 func (s *Accounts) RemoveUser(ctx context.Context, userID string) error {
-	_, err := s.db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1 AND deleted_at IS NOT NULL`, userID)
+	_, err := s.db.exec(ctx, `DELETE FROM users WHERE id = $1 AND deleted_at IS NOT NULL`, userID)
 	return translate(err, "user")
 }
 

@@ -23,9 +23,11 @@ import (
 	"github.com/guidepost/guidepost"
 )
 
-// DB is the connection pool that every store shares.
+// DB is the primary's connection pool that every store shares, and the
+// replicas that reads may go to (see replicas.go).
 type DB struct {
-	Pool *pgxpool.Pool
+	Pool  *pgxpool.Pool
+	reads *replicas // nil: every read on the primary
 }
 
 // Options tune a pool beyond what DATABASE_URL says.
@@ -34,6 +36,9 @@ type Options struct {
 	// so one unlucky query cannot hold a connection (0: no limit, for
 	// migrations and bulk loads). It answers "unavailable", never a 500.
 	StatementTimeout time.Duration
+	// Replicas are streaming replicas of the primary for map, guide and
+	// photo reads; none: the primary serves everything.
+	Replicas ReplicaOptions
 }
 
 // Open connects and pings, so a wrong URL or a stopped server fails at start
@@ -41,11 +46,39 @@ type Options struct {
 func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, Options{}) }
 
 // OpenWith is Open with options; the pools that serve requests use it.
+// DATABASE_URL may list several hosts with target_session_attrs=read-write:
+// pgx then connects to whichever is the primary, so a failover is followed
+// by new connections without a restart.
 func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad DATABASE_URL: %w", err)
 	}
+	configure := func(cfg *pgxpool.Config) { configurePool(cfg, opts) }
+	configure(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := pool.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("postgres: cannot reach %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
+	}
+	db := &DB{Pool: pool}
+	if len(opts.Replicas.URLs) > 0 {
+		if db.reads, err = openReplicas(ctx, pool, opts.Replicas, configure); err != nil {
+			pool.Close()
+			return nil, err
+		}
+	}
+	return db, nil
+}
+
+// configurePool applies what every pool of the process shares, primary and
+// replicas alike.
+func configurePool(cfg *pgxpool.Config, opts Options) {
 	if opts.StatementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}
@@ -62,26 +95,20 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		})
 		return nil
 	}
-	if !strings.Contains(url, "pool_max_conns") {
+	if !strings.Contains(cfg.ConnString(), "pool_max_conns") {
 		// pgx defaults to max(4, CPUs): on 2 cores four connections, which the
 		// field report saw pinned at 100% busy. Requests here are I/O-bound.
 		cfg.MaxConns = 16
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := pool.Ping(pctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres: cannot reach %s:%d: %w", cfg.ConnConfig.Host, cfg.ConnConfig.Port, err)
-	}
-	return &DB{Pool: pool}, nil
 }
 
-// Close releases every connection.
-func (db *DB) Close() { db.Pool.Close() }
+// Close stops the replicas' health loop and releases every connection.
+func (db *DB) Close() {
+	if db.reads != nil {
+		db.reads.close()
+	}
+	db.Pool.Close()
+}
 
 // Ping reports whether PostgreSQL answers; readiness uses it.
 func (db *DB) Ping(ctx context.Context) error { return db.Pool.Ping(ctx) }
@@ -97,6 +124,9 @@ func (db *DB) InTx(ctx context.Context, fn func(pgx.Tx) error) error {
 		return errTooSlow(err)
 	case isConnError(err):
 		return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the database is unavailable; try again shortly")
+	}
+	if err == nil {
+		db.noteWrite(ctx)
 	}
 	return err
 }

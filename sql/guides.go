@@ -96,7 +96,7 @@ func (s *Guides) CreateGuide(ctx context.Context, g guides.NewGuide) error {
 	if err != nil {
 		return err
 	}
-	s.tilesWritten(versions)
+	s.tilesWritten(ctx, versions)
 	return nil
 }
 
@@ -226,7 +226,12 @@ func (s *Guides) OnTileWrite(fn func(tile int64, st guides.TileState)) {
 	s.hooks = append(s.hooks, fn)
 }
 
-func (s *Guides) tilesWritten(tiles map[int64]guides.TileState) {
+func (s *Guides) tilesWritten(ctx context.Context, tiles map[int64]guides.TileState) {
+	ids := make([]int64, 0, len(tiles))
+	for tile := range tiles {
+		ids = append(ids, tile)
+	}
+	s.db.tilesBumped(ctx, ids)
 	s.mu.Lock()
 	hooks := s.hooks
 	s.mu.Unlock()
@@ -237,7 +242,7 @@ func (s *Guides) tilesWritten(tiles map[int64]guides.TileState) {
 	}
 }
 
-func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, error) {
+func (s *Guides) readGuide(ctx context.Context, id, viewerID string) (guides.Guide, error) {
 	if !validUUID(id) {
 		return guides.Guide{}, translate(pgx.ErrNoRows, "guide")
 	}
@@ -271,7 +276,7 @@ func (s *Guides) Guide(ctx context.Context, id, viewerID string) (guides.Guide, 
 			}
 			return rows.Err()
 		})
-	if err := s.db.Pool.SendBatch(ctx, b).Close(); err != nil {
+	if err := s.db.on(ctx).SendBatch(ctx, b).Close(); err != nil {
 		return guides.Guide{}, translate(err, "guide")
 	}
 	if g.Tags == nil {
@@ -337,7 +342,7 @@ func (s *Guides) UpdateGuide(ctx context.Context, id string, apply func(*guides.
 	if err != nil {
 		return err
 	}
-	s.tilesWritten(versions)
+	s.tilesWritten(ctx, versions)
 	return nil
 }
 
@@ -363,7 +368,7 @@ func (s *Guides) DeleteGuide(ctx context.Context, id string, allow func(guides.D
 	if err != nil {
 		return err
 	}
-	s.tilesWritten(versions)
+	s.tilesWritten(ctx, versions)
 	return nil
 }
 
@@ -403,13 +408,13 @@ var nearbyTagSQL = `SELECT ` + itemColumns + `, g.d
 		LIMIT $4) g
 	` + itemJoins
 
-// Nearby answers from the KNN scan (see nearbySQL). Distances and the
+// readNearby answers from the KNN scan (see nearbySQL). Distances and the
 // final order (distance, then id) are computed in Go with guides.Point,
 // the function the cache uses, so both give the same answer to the bit.
 // SQL orders by its own computation of the same sphere distance; a page is
 // accepted only when no row SQL did not return can come before its last
 // item or within the radius, else more rows are read.
-func (s *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+func (s *Guides) readNearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
 	if q.Text != "" {
 		if items, done, err := s.walkText(ctx, q); err != nil || done {
 			return items, err
@@ -475,11 +480,11 @@ func (s *Guides) nearbyRows(ctx context.Context, q guides.NearbyQuery, after *fl
 	bound := q.RadiusM + distanceMargin
 	switch {
 	case q.Text != "":
-		return s.db.Pool.Query(ctx, nearbyTextSQL, q.Lat, q.Lng, after, fetch, nullable(q.Tag), bound, q.Text)
+		return s.db.on(ctx).Query(ctx, nearbyTextSQL, q.Lat, q.Lng, after, fetch, nullable(q.Tag), bound, q.Text)
 	case q.Tag != "":
-		return s.db.Pool.Query(ctx, nearbyTagSQL, q.Lat, q.Lng, after, fetch, q.Tag, bound)
+		return s.db.on(ctx).Query(ctx, nearbyTagSQL, q.Lat, q.Lng, after, fetch, q.Tag, bound)
 	}
-	return s.db.Pool.Query(ctx, nearbySQL, q.Lat, q.Lng, after, fetch)
+	return s.db.on(ctx).Query(ctx, nearbySQL, q.Lat, q.Lng, after, fetch)
 }
 
 // nullable passes "" as SQL NULL.
@@ -504,7 +509,7 @@ func truncate(items []guides.Item, n int) []guides.Item {
 	return items
 }
 
-// InBBox answers a viewport with its newest guides. The planar index on
+// readBBox answers a viewport with its newest guides. The planar index on
 // location::geometry finds the rectangle (a geography "box" would have
 // great-circle edges); for a viewport holding many guides the planner
 // walks the primary key backwards instead and stops at the limit. The exact
@@ -512,7 +517,7 @@ func truncate(items []guides.Item, n int) []guides.Item {
 // guides.BBox.Contains does for the cache: written in SQL it would hide
 // the rectangle's selectivity from the planner (measured: a whole-country
 // viewport took 720 ms instead of 21 ms).
-func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
+func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
 	before := q.Before
 	if before == "" {
 		before = lastID
@@ -524,7 +529,7 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 	}
 	for fetch := q.Limit + 9; ; fetch *= 4 {
 		args[5] = fetch
-		rows, err := s.db.Pool.Query(ctx, query, args...)
+		rows, err := s.db.on(ctx).Query(ctx, query, args...)
 		if err != nil {
 			return nil, false, translate(err, "guide")
 		}

@@ -11,12 +11,12 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// Clusters counts guides per cell of the zoom's grid, with each cell's
+// readClusters counts guides per cell of the zoom's grid, with each cell's
 // exact bounds. Up to zoom 13 a cell is whole tiles, so it adds up
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
 // transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
 // 10^6 guides. Finer zooms group the guides themselves.
-func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
+func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
 	var cells string
 	var args []any
 	if q.Zoom <= guides.MaxTileClusterZoom {
@@ -30,12 +30,12 @@ func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 	var rows pgx.Rows
 	var err error
 	if q.WithTop {
-		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`
+		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
 			SELECT `+itemColumns+`, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
 			FROM cells k JOIN guides g ON g.id = k.top `+itemJoins+`
 			ORDER BY k.cr, k.cc`, args...)
 	} else {
-		rows, err = s.db.Pool.Query(ctx, `WITH `+cells+`
+		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
 			SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
 			FROM cells c ORDER BY c.cr, c.cc`, args...)
 	}
@@ -162,7 +162,7 @@ func guideCells(q guides.ClusterQuery) (string, []any) {
 func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) error {
 	b := q.BBox
 	var n int64
-	err := s.db.Pool.QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
+	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
 		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
 		guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat), guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)).Scan(&n)
 	if err != nil {

@@ -8,8 +8,8 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// ByAuthor walks guides_author_newest_idx from the cursor down.
-func (s *Guides) ByAuthor(ctx context.Context, q guides.MineQuery) ([]guides.Item, error) {
+// readByAuthor walks guides_author_newest_idx from the cursor down.
+func (s *Guides) readByAuthor(ctx context.Context, q guides.MineQuery) ([]guides.Item, error) {
 	if !validUUID(q.AuthorID) {
 		return []guides.Item{}, nil
 	}
@@ -17,7 +17,7 @@ func (s *Guides) ByAuthor(ctx context.Context, q guides.MineQuery) ([]guides.Ite
 	if before == "" {
 		before = lastID
 	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT `+itemColumns+`
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT `+itemColumns+`
 		FROM (SELECT `+itemSource+` FROM guides WHERE author_id = $1 AND id < $2::uuid ORDER BY id DESC LIMIT $3) g
 		`+itemJoins+`
 		ORDER BY g.id DESC`, q.AuthorID, before, q.Limit)
@@ -36,15 +36,15 @@ func (s *Guides) ByAuthor(ctx context.Context, q guides.MineQuery) ([]guides.Ite
 	return items, translate(rows.Err(), "guide")
 }
 
-// ViewerStates reads, per guide, one primary-key probe of guide_likes and
+// readViewerStates reads, per guide, one primary-key probe of guide_likes and
 // the counter shards: a page costs a few hundred index reads, one round
 // trip.
-func (s *Guides) ViewerStates(ctx context.Context, viewerID string, ids []string) (map[string]guides.LikeState, error) {
+func (s *Guides) readViewerStates(ctx context.Context, viewerID string, ids []string) (map[string]guides.LikeState, error) {
 	out := make(map[string]guides.LikeState, len(ids))
 	if !validUUID(viewerID) || len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT g.id::text,
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT g.id::text,
 			EXISTS (SELECT 1 FROM guide_likes l WHERE l.guide_id = g.id AND l.user_id = $2),
 			g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 		FROM guides g WHERE g.id = ANY($1::uuid[])`, ids, viewerID)

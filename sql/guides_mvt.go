@@ -25,9 +25,9 @@ SELECT coalesce((SELECT ST_AsMVT(g, 'guides', $12, 'geom') FROM (
 		SELECT geom, n AS count, NULLIF(zoom, 0) AS expansion_zoom, id AS top_guide_id, NULLIF(thumbhash, '') AS top_thumbhash
 		FROM f WHERE n > 1 AND geom IS NOT NULL) k), '')`
 
-// VectorTile is the tile's clusters (see guides.VectorTileQuery) through
+// readVectorTile is the tile's clusters (see guides.VectorTileQuery) through
 // ST_AsMVT; nil when no cell's point falls in the tile.
-func (s *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
+func (s *Guides) readVectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
 	clusters, err := s.Clusters(ctx, q.Clusters())
 	if err != nil || len(clusters) == 0 {
 		return nil, err
@@ -50,7 +50,7 @@ func (s *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]by
 		tags[i] = string(t)
 	}
 	var tile []byte
-	err = s.db.Pool.QueryRow(ctx, mvtSQL, q.Z, q.X, q.Y, lat, lng, count, zoom, id, title, likes, thumbhash,
+	err = s.db.on(ctx).QueryRow(ctx, mvtSQL, q.Z, q.X, q.Y, lat, lng, count, zoom, id, title, likes, thumbhash,
 		guides.TileExtent, guides.TileBuffer, tags).Scan(&tile)
 	if err != nil {
 		return nil, translate(err, "guide")

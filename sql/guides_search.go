@@ -81,7 +81,7 @@ func (s *Guides) walkText(ctx context.Context, q guides.NearbyQuery) ([]guides.I
 // ids and distances); and how many rows it read and how far (SQL's
 // distance) the last one was.
 func (s *Guides) walk(ctx context.Context, q guides.NearbyQuery, walk int) (hits []guides.Item, fetched int, farthest float64, err error) {
-	rows, err := s.db.Pool.Query(ctx, textWalkSQL, q.Lat, q.Lng, afterDistance(q), walk, q.Text, nullable(q.Tag))
+	rows, err := s.db.on(ctx).Query(ctx, textWalkSQL, q.Lat, q.Lng, afterDistance(q), walk, q.Text, nullable(q.Tag))
 	if err != nil {
 		return nil, 0, 0, translate(err, "guide")
 	}
@@ -115,7 +115,7 @@ func (s *Guides) itemsAt(ctx context.Context, hits []guides.Item) ([]guides.Item
 	for i, h := range hits {
 		ids[i] = h.ID
 	}
-	rows, err := s.db.Pool.Query(ctx, `SELECT `+itemColumns+`
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT `+itemColumns+`
 		FROM (SELECT `+itemSource+` FROM guides WHERE id = ANY($1::uuid[])) g
 		`+itemJoins, ids)
 	if err != nil {

@@ -14,12 +14,12 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// LoadTiles reads whole tiles for the cache: one statement, so one snapshot
+// readTiles reads whole tiles for the cache: one statement, so one snapshot
 // for the versions and the guides. Guides are found by the expression
 // index on guide_tile(location), the same numbering as guides.TileOf, so
 // membership is exact; each tile's guides come newest first.
-func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
-	rows, err := s.db.Pool.Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
+func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
 			coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(`+authorName+`, ''), coalesce(g.title, ''),
 			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
@@ -136,7 +136,8 @@ func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
 	if _, err := conn.Exec(ctx, `LISTEN guide_tiles`); err != nil {
 		return err
 	}
-	if err := syncTiles(ctx, conn, w); err != nil {
+	marks := s.db.tileMarks()
+	if err := syncTiles(ctx, conn, w, marks); err != nil {
 		return err
 	}
 	for {
@@ -145,18 +146,26 @@ func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
 			return err
 		}
 		if n != nil {
-			if err := applyNotification(ctx, conn, w, n.Payload); err != nil {
+			if err := applyNotification(ctx, conn, w, n.Payload, marks); err != nil {
 				return err
 			}
 		}
 	}
 }
 
-// syncTiles hands w every tile's version.
-func syncTiles(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher) error {
+// syncTiles hands w every tile's version; with replicas, marks first
+// learns the position they were all committed before.
+func syncTiles(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher, marks *tileMarks) error {
 	versions, err := allTileVersions(ctx, conn)
 	if err != nil {
 		return err
+	}
+	if marks != nil {
+		lsn, err := currentLSN(ctx, conn)
+		if err != nil {
+			return err
+		}
+		marks.synced(lsn)
 	}
 	w.Synced(versions)
 	return nil
@@ -181,16 +190,31 @@ func waitForNotification(ctx context.Context, conn *pgx.Conn) (*pgconn.Notificat
 
 // applyNotification passes each "tile:version:guides" of payload to w; "*"
 // (a bulk change) or anything unreadable makes it read every version again.
-func applyNotification(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher, payload string) error {
+// With replicas, marks first learns a position past the commit that sent
+// it: PostgreSQL delivers a notification only after its commit.
+func applyNotification(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher, payload string, marks *tileMarks) error {
 	if payload == "*" {
-		return syncTiles(ctx, conn, w)
+		return syncTiles(ctx, conn, w, marks)
 	}
-	for _, item := range strings.Split(payload, ",") {
+	items := strings.Split(payload, ",")
+	tiles := make([]int64, len(items))
+	states := make([]guides.TileState, len(items))
+	for i, item := range items {
 		tile, st, ok := parseTileState(item)
 		if !ok {
-			return syncTiles(ctx, conn, w) // unreadable: trust nothing
+			return syncTiles(ctx, conn, w, marks) // unreadable: trust nothing
 		}
-		w.Changed(tile, st)
+		tiles[i], states[i] = tile, st
+	}
+	if marks != nil {
+		lsn, err := currentLSN(ctx, conn)
+		if err != nil {
+			return err
+		}
+		marks.bumped(tiles, lsn)
+	}
+	for i, tile := range tiles {
+		w.Changed(tile, states[i])
 	}
 	return nil
 }

@@ -33,10 +33,17 @@ func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState
 	if !validUUID(op.guide) {
 		return guides.LikeState{}, translate(pgx.ErrNoRows, "guide")
 	}
+	var st guides.LikeState
+	var err error
 	if b := s.batcher.Load(); b != nil {
-		return b.submit(ctx, op)
+		st, err = b.submit(ctx, op)
+	} else {
+		st, err = s.likeOne(ctx, op)
 	}
-	return s.likeOne(ctx, op)
+	if err == nil {
+		s.db.noteWrite(ctx) // the liker's liked_by_me, read next from a replica
+	}
+	return st, err
 }
 
 // liveUsers selects (as u) the users likes may be added for: not deleted.

@@ -12,12 +12,29 @@ import (
 )
 
 // Media stores photo rows.
-type Media struct{ db *DB }
+type Media struct {
+	db       *DB
+	replicas bool // photo reads may go to replicas (the API's store)
+}
 
 var _ media.Store = (*Media)(nil)
 
-// NewMedia returns the PostgreSQL media store.
+// NewMedia returns the PostgreSQL media store; every read is on the primary.
 func NewMedia(db *DB) *Media { return &Media{db: db} }
+
+// ReadingReplicas is the store whose photo reads (Get, ByOwner, GetMany)
+// go to a replica that has replayed the caller's own writes: the API's.
+// The worker keeps reading the primary: a photo it was just handed may
+// not have reached any replica yet.
+func (s *Media) ReadingReplicas() *Media { return &Media{db: s.db, replicas: true} }
+
+// photoRead runs fn on a replica when this store may, else on the primary.
+func (s *Media) photoRead(ctx context.Context, fn func(context.Context) error) error {
+	if !s.replicas {
+		return fn(ctx)
+	}
+	return s.db.read(ctx, 0, fn)
+}
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
@@ -83,7 +100,12 @@ func (s *Media) Get(ctx context.Context, id string) (media.Media, error) {
 	if !validUUID(id) {
 		return media.Media{}, translate(pgx.ErrNoRows, "media")
 	}
-	return scanMedia(s.db.Pool.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 AND deleted_at IS NULL`, id))
+	var m media.Media
+	err := s.photoRead(ctx, func(ctx context.Context) (err error) {
+		m, err = scanMedia(s.db.on(ctx).QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 AND deleted_at IS NULL`, id))
+		return err
+	})
+	return m, err
 }
 
 func (s *Media) BySHA256(ctx context.Context, ownerID, sha256 string) (media.Media, error) {
@@ -116,7 +138,7 @@ func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Captur
 	if c.HasGPS {
 		lat, lng = &c.Lat, &c.Lng
 	}
-	_, err := s.db.Pool.Exec(ctx,
+	_, err := s.db.exec(ctx,
 		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3,
 		        taken_at = $4, taken_lat = $5, taken_lng = $6, marker = true
 		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, thumbHash, now, taken, lat, lng)
@@ -125,7 +147,7 @@ func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Captur
 
 // MarkerStored records the marker of a photo made ready before markers.
 func (s *Media) MarkerStored(ctx context.Context, id string) error {
-	_, err := s.db.Pool.Exec(ctx, `UPDATE media SET marker = true WHERE id = $1 AND status = 'ready'`, id)
+	_, err := s.db.exec(ctx, `UPDATE media SET marker = true WHERE id = $1 AND status = 'ready'`, id)
 	return translate(err, "media")
 }
 
@@ -142,7 +164,7 @@ func (s *Media) WithoutMarker(ctx context.Context, limit int) ([]string, error) 
 }
 
 func (s *Media) Fail(ctx context.Context, id, reason, failure string, now time.Time) error {
-	_, err := s.db.Pool.Exec(ctx,
+	_, err := s.db.exec(ctx,
 		`UPDATE media SET status = 'failed', failure_reason = $2, failure = $3, processed_at = $4, updated_at = $4
 		 WHERE id = $1 AND status IN ('pending', 'processing')`, id, reason, failure, now)
 	return translate(err, "media")
@@ -154,22 +176,26 @@ func (s *Media) Retry(ctx context.Context, id string, now time.Time) (media.Medi
 	if !validUUID(id) {
 		return media.Media{}, translate(pgx.ErrNoRows, "failed media")
 	}
-	return scanMedia(s.db.Pool.QueryRow(ctx,
+	m, err := scanMedia(s.db.Pool.QueryRow(ctx,
 		`UPDATE media SET status = 'pending', attempts = 0, failure = NULL, failure_reason = NULL,
 		        thumbhash = NULL, processed_at = NULL, updated_at = $2
 		 WHERE id = $1 AND status = 'failed' AND deleted_at IS NULL
 		 RETURNING `+mediaColumns, id, now))
+	if err == nil {
+		s.db.noteWrite(ctx)
+	}
+	return m, err
 }
 
 // Stale uses media_unfinished_idx (partial, on updated_at).
 func (s *Media) Stale(ctx context.Context, before time.Time, limit int) ([]media.Media, error) {
-	return s.list(ctx, `SELECT `+mediaColumns+` FROM media
+	return s.listOn(ctx, `SELECT `+mediaColumns+` FROM media
 		 WHERE status IN ('pending', 'processing') AND updated_at < $1 AND deleted_at IS NULL
 		 ORDER BY updated_at LIMIT $2`, before, limit)
 }
 
 func (s *Media) Touch(ctx context.Context, id string, now time.Time) error {
-	_, err := s.db.Pool.Exec(ctx,
+	_, err := s.db.exec(ctx,
 		`UPDATE media SET updated_at = $2 WHERE id = $1 AND status IN ('pending', 'processing')`, id, now)
 	return translate(err, "media")
 }
@@ -242,8 +268,13 @@ func (s *Media) GetMany(ctx context.Context, ids []string) ([]media.Media, error
 	return s.list(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = ANY($1::uuid[]) AND deleted_at IS NULL`, ids)
 }
 
-func (s *Media) list(ctx context.Context, query string, args ...any) ([]media.Media, error) {
-	rows, err := s.db.Pool.Query(ctx, query, args...)
+func (s *Media) list(ctx context.Context, query string, args ...any) (out []media.Media, err error) {
+	err = s.photoRead(ctx, func(ctx context.Context) error { out, err = s.listOn(ctx, query, args...); return err })
+	return out, err
+}
+
+func (s *Media) listOn(ctx context.Context, query string, args ...any) ([]media.Media, error) {
+	rows, err := s.db.on(ctx).Query(ctx, query, args...)
 	if err != nil {
 		return nil, translate(err, "media")
 	}

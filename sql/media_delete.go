@@ -86,6 +86,6 @@ func (s *Media) Purge(ctx context.Context, id string) error {
 	if !validUUID(id) {
 		return nil
 	}
-	_, err := s.db.Pool.Exec(ctx, `DELETE FROM media WHERE id = $1 AND deleted_at IS NOT NULL`, id)
+	_, err := s.db.exec(ctx, `DELETE FROM media WHERE id = $1 AND deleted_at IS NOT NULL`, id)
 	return translate(err, "media")
 }

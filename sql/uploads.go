@@ -123,7 +123,7 @@ func (s *Uploads) ClaimUpload(ctx context.Context, id string, now, staleBefore t
 }
 
 func (s *Uploads) SetUploadState(ctx context.Context, id string, from, to media.UploadState, mediaID string, now time.Time) error {
-	tag, err := s.db.Pool.Exec(ctx,
+	tag, err := s.db.exec(ctx,
 		`UPDATE uploads SET state = $3, media_id = $4, updated_at = $5 WHERE id = $1 AND state = $2`,
 		id, from, to, mediaID, now)
 	if err != nil {
@@ -178,7 +178,7 @@ func collectUploads(rows pgx.Rows) ([]media.Upload, error) {
 }
 
 func (s *Uploads) DeleteUploads(ctx context.Context, before time.Time) (int64, error) {
-	tag, err := s.db.Pool.Exec(ctx,
+	tag, err := s.db.exec(ctx,
 		`DELETE FROM uploads WHERE created_at < $1 AND state IN ('completed', 'aborted')`, before)
 	return tag.RowsAffected(), translate(err, "upload")
 }

@@ -23,7 +23,7 @@ func NewUsers(db *DB) *Users { return &Users{db: db} }
 const userColumns = `id::text, coalesce(email, ''), display_name, coalesce(password_hash, ''), guest, created_at`
 
 func (s *Users) CreateUser(ctx context.Context, u auth.User) error {
-	_, err := s.db.Pool.Exec(ctx,
+	_, err := s.db.exec(ctx,
 		`INSERT INTO users (id, email, display_name, password_hash, guest, created_at)
 		 VALUES ($1, nullif($2, ''), $3, nullif($4, ''), $5, $6)`,
 		u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Guest, u.CreatedAt)

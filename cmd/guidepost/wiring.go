@@ -25,6 +25,7 @@ import (
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 	"github.com/guidepost/guidepost/ratelimit"
+	"github.com/guidepost/guidepost/readmarks"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -54,6 +55,7 @@ var (
 	_ media.Uploads      = (*gsql.Uploads)(nil)
 	_ media.Notifier     = (*events.Redis)(nil)
 	_ api.EventLog       = (*events.Redis)(nil)
+	_ api.ReadMarks      = (*readmarks.Redis)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -76,7 +78,10 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 	a := &app{cfg: cfg, log: log, clock: guidepost.SystemClock{}, registry: prometheus.NewRegistry()}
 	a.registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	var err error
-	if a.db, err = gsql.OpenWith(ctx, cfg.DatabaseURL, gsql.Options{StatementTimeout: cfg.StatementTimeout}); err != nil {
+	r := cfg.Replicas
+	if a.db, err = gsql.OpenWith(ctx, cfg.DatabaseURL, gsql.Options{StatementTimeout: cfg.StatementTimeout,
+		Replicas: gsql.ReplicaOptions{URLs: r.URLs, MaxLag: r.MaxLag, Wait: r.Wait, Registerer: a.registry, Log: a.logFor("replicas")},
+	}); err != nil {
 		return nil, err
 	}
 	a.db.Register(a.registry)
@@ -152,11 +157,15 @@ func (a *app) logFor(service string) *slog.Logger { return a.log.With("service",
 // Redis the cache answers from PostgreSQL and uploads still store, without
 // S3 uploads answer 503 by themselves; both show as degraded.
 func (a *app) checks() []api.Check {
-	return []api.Check{
+	checks := []api.Check{
 		{Name: "postgres", Ping: a.db.Ping},
 		{Name: "redis", Ping: func(ctx context.Context) error { return a.redis.Ping(ctx).Err() }, Optional: true},
 		{Name: "s3", Ping: a.blobs.Ping, Optional: true},
 	}
+	if len(a.cfg.Replicas.URLs) > 0 {
+		checks = append(checks, api.Check{Name: "postgres_replicas", Ping: a.db.ReplicasReady, Optional: true})
+	}
+	return checks
 }
 
 // wireAPI builds the feature services the API serves, and the queue gauges
@@ -180,7 +189,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
-	mediaSvc := a.mediaService(nil).WithUploadRate(limiter, lim.Upload)
+	mediaSvc := a.mediaService(nil, true).WithUploadRate(limiter, lim.Upload)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
@@ -192,6 +201,12 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 		svc = svc.WithStamps(stamps)
 	}
 	deps.Guides = svc
+	if len(a.cfg.Replicas.URLs) > 0 {
+		// A mark outlives any replica still in rotation being behind it.
+		deps.Marks = readmarks.New(a.redis, readmarks.Options{
+			TTL: 2*a.cfg.Replicas.MaxLag + time.Second, Registerer: a.registry, Log: a.logFor("readmarks"),
+		})
+	}
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
 	return func() { stopFeed(); stopGuides(); users.StopSessionChecks() }
@@ -221,10 +236,16 @@ func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
 
 // mediaService builds the feature on the app's pools. The API and the worker
 // each build one; they share nothing in memory, only PostgreSQL, S3 and Redis.
-func (a *app) mediaService(obs media.Observer) *media.Service {
+// The API's reads photos on replicas (onReplicas); the worker's on the
+// primary, which has every photo it is handed.
+func (a *app) mediaService(obs media.Observer, onReplicas bool) *media.Service {
 	m := a.cfg.Media
+	store := gsql.NewMedia(a.db)
+	if onReplicas {
+		store = store.ReadingReplicas()
+	}
 	return media.New(media.Deps{
-		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
+		Store: store, Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
 		Renderer: a.childRenderer(),
 		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,

@@ -22,24 +22,16 @@ type PGServer struct {
 	URL  string // database "guidepost", PostGIS available
 	dir  string
 	t    testing.TB
+	// extra are server settings beyond the port (-c name=value …).
+	extra string
 }
 
 // StartPostgres initialises and starts a throwaway cluster on a spare port.
 // initdb refuses to run as root, so it runs as the postgres user.
 func StartPostgres(t testing.TB) *PGServer {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "guidepost-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(dir, 0o777)
-	s := &PGServer{Port: FreePort(t), dir: dir, t: t}
-	s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/guidepost?sslmode=disable", s.Port)
+	s := newPGServer(t, "guidepost-pg-")
 	s.asPostgres(filepath.Join(pgBin, "initdb"), "-D", s.data(), "-A", "trust", "-U", "postgres", "--no-sync")
-	t.Cleanup(func() {
-		s.Stop()
-		os.RemoveAll(dir)
-	})
 	s.Start()
 	ctx := context.Background()
 	admin, err := pgx.Connect(ctx, fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", s.Port))
@@ -53,13 +45,30 @@ func StartPostgres(t testing.TB) *PGServer {
 	return s
 }
 
+// newPGServer is a server on a spare port whose folder (writable by the
+// postgres user) is removed, the server stopped first, when the test ends.
+func newPGServer(t testing.TB, prefix string) *PGServer {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(dir, 0o777)
+	s := &PGServer{Port: FreePort(t), dir: dir, t: t}
+	s.URL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/guidepost?sslmode=disable", s.Port)
+	t.Cleanup(func() {
+		s.Stop()
+		os.RemoveAll(dir)
+	})
+	return s
+}
+
 func (s *PGServer) data() string { return filepath.Join(s.dir, "data") }
 
 // Start (re)starts the cluster and waits until it accepts connections.
 func (s *PGServer) Start() {
 	s.t.Helper()
 	s.asPostgres(filepath.Join(pgBin, "pg_ctl"), "-D", s.data(), "-w", "-l", filepath.Join(s.dir, "log"),
-		"-o", "-p "+strconv.Itoa(s.Port)+" -c listen_addresses=127.0.0.1 -k "+s.dir+" -c fsync=off", "start")
+		"-o", "-p "+strconv.Itoa(s.Port)+" -c listen_addresses=127.0.0.1 -k "+s.dir+" -c fsync=off"+s.extra, "start")
 }
 
 // Stop shuts the cluster down at once, as a crash or a failover would.

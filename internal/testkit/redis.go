@@ -27,6 +27,7 @@ const (
 	RedisDBCmd       = 10
 	RedisDBRateLimit = 11
 	RedisDBEvents    = 12
+	RedisDBReadMarks = 13
 )
 
 // RedisAddr is the shared server's address: 127.0.0.1:6379, or

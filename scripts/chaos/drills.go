@@ -13,17 +13,22 @@ import (
 
 // drill is one fault injected while the load runs.
 type drill struct {
-	name  string
-	fault func(ctx context.Context, f *fleet) error
+	name    string
+	fault   func(ctx context.Context, f *fleet) error
+	replica bool // runs on a fleet whose reads go to a PostgreSQL replica
 }
 
+// The failover drill comes last: it leaves the fleet without a replica.
 var drills = []drill{
-	{"api-kill", killAPI},
-	{"worker-kill", killWorkerMidRender},
-	{"redis-failover", failRedisPrimary},
-	{"s3-outage", stopS3},
-	{"postgres-restart", restartPostgres},
-	{"api-rolling", rollAPIs},
+	{"api-kill", killAPI, false},
+	{"worker-kill", killWorkerMidRender, false},
+	{"redis-failover", failRedisPrimary, false},
+	{"s3-outage", stopS3, false},
+	{"postgres-restart", restartPostgres, false},
+	{"api-rolling", rollAPIs, false},
+	{"replica-kill", killReplica, true},
+	{"replica-delay", delayReplica, true},
+	{"postgres-failover", failPrimary, true},
 }
 
 func drillNamed(name string) (drill, bool) {

@@ -23,6 +23,7 @@ type fleet struct {
 	log       *slog.Logger
 
 	pg       *postgres
+	replica  *postgres // nil unless fleetConfig.Replica
 	redis    *sentinelSet
 	s3       *s3Server
 	env      []string
@@ -35,6 +36,9 @@ type fleet struct {
 type fleetConfig struct {
 	APIs, Workers     int
 	WorkerConcurrency int
+	// Replica adds a streaming replica of PostgreSQL that the API
+	// processes read from, and lists both servers in DATABASE_URL.
+	Replica bool
 }
 
 // buildBinaries builds guidepost and the load generator into dir.
@@ -62,13 +66,22 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 	if f.bin, f.loadBin, err = buildBinaries(ctx, root, dir); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(2 + cfg.APIs)
+	ports, err := freePorts(3 + cfg.APIs)
 	if err != nil {
 		return nil, err
 	}
+	replicaPort := ports[len(ports)-1]
 	log.Info("starting PostgreSQL", "port", ports[0])
 	if f.pg, err = startPostgres(ctx, filepath.Join(dir, "pg"), ports[0]); err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	dbURL := f.pg.url
+	if cfg.Replica {
+		log.Info("starting a PostgreSQL replica", "port", replicaPort)
+		if f.replica, err = startReplica(ctx, filepath.Join(dir, "pg-replica"), replicaPort, ports[0]); err != nil {
+			return nil, fmt.Errorf("postgres replica: %w", err)
+		}
+		dbURL = fmt.Sprintf("postgres://postgres@127.0.0.1:%d,127.0.0.1:%d/guidepost?sslmode=disable&target_session_attrs=read-write", ports[0], replicaPort)
 	}
 	log.Info("starting Redis under Sentinel")
 	if f.redis, err = startSentinel(ctx, root, filepath.Join(dir, "redis")); err != nil {
@@ -81,7 +94,7 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 	f.env = []string{
 		"GUIDEPOST_ENV=development",
 		"JWT_SECRET=chaos-drill-secret-0123456789abcdef0123456789", // one key: a token works on every API process
-		"DATABASE_URL=" + f.pg.url,
+		"DATABASE_URL=" + dbURL,
 		"REDIS_URL=" + f.redis.url,
 		"S3_ENDPOINT=" + f.s3.cfg.Endpoint, "S3_BUCKET=" + f.s3.cfg.Bucket,
 		"S3_ACCESS_KEY=" + f.s3.cfg.AccessKey, "S3_SECRET_KEY=" + f.s3.cfg.SecretKey,
@@ -100,10 +113,13 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 		"RATE_GUIDE_WRITES_PER_USER=off", "RATE_LIKES_PER_USER=off", "UPLOAD_MAX_PER_IP=100000",
 		"TOKEN_TTL=24h",
 	}
+	if f.replica != nil {
+		f.env = append(f.env, "DATABASE_REPLICA_URLS="+f.replica.url)
+	}
 	if out, err := f.run(ctx, "migrate"); err != nil {
 		return nil, fmt.Errorf("migrate: %v\n%s", err, out)
 	}
-	for _, p := range ports[2:] {
+	for _, p := range ports[2 : 2+cfg.APIs] {
 		f.apiAddrs = append(f.apiAddrs, "127.0.0.1:"+strconv.Itoa(p))
 	}
 	f.apis = make([]*proc, cfg.APIs)
@@ -182,6 +198,9 @@ func (f *fleet) stop() {
 	}
 	if f.redis != nil {
 		f.redis.stop()
+	}
+	if f.replica != nil {
+		f.replica.stop(context.Background())
 	}
 	if f.pg != nil {
 		f.pg.stop(context.Background())

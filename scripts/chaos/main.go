@@ -3,7 +3,9 @@
 // S3 server; the load generator's mixed traffic at half the measured
 // capacity; then, one at a time, a fault: kill -9 an API process, kill -9 a
 // worker mid-render, kill the Redis primary, stop S3 for 10 s, restart
-// PostgreSQL, roll both API processes with SIGTERM. Each drill reports
+// PostgreSQL, roll both API processes with SIGTERM; with a streaming
+// replica serving reads: kill the replica, delay it by 5 s, kill the
+// primary and promote the replica. Each drill reports
 // requests, 5xx, p99, the seconds until errors stopped, photos accepted
 // against ready, likes acknowledged against recorded.
 //
@@ -100,7 +102,11 @@ func runDrills(ctx context.Context, root, work string, log *slog.Logger, rate fl
 	if len(list) == 0 {
 		list = drills
 	}
-	f, err := startFleet(ctx, root, work, log, fleetConfig{APIs: 2, Workers: 2, WorkerConcurrency: 1})
+	replica := false
+	for _, d := range list {
+		replica = replica || d.replica
+	}
+	f, err := startFleet(ctx, root, work, log, fleetConfig{APIs: 2, Workers: 2, WorkerConcurrency: 1, Replica: replica})
 	if err != nil {
 		return err
 	}

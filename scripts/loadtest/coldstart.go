@@ -33,6 +33,9 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 	if cfg.ColdFloor && cfg.hot == nil {
 		cfg.HotGuides *= 2 // the floor run likes guides of its own: the counts each run checks stay its own
 	}
+	if cfg.ColdReplicas != "" && cfg.hot == nil {
+		cfg.HotGuides *= 2 // so does the run on the primary alone
+	}
 	fx, hot, setup, err := coldPrep(ctx, cfg, d, base, addr)
 	if err != nil {
 		return Summary{}, err
@@ -45,10 +48,25 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 		if err != nil {
 			return fs, fmt.Errorf("cache-off floor: %w", err)
 		}
-		floor = &ColdFloor{Requests: fs.Totals.Requests, Latency: fs.Totals.Latency,
-			Rejected: fs.Failures.ByStatus["503"], Failures: fs.Failures.ByKind, Kinds: fs.Kinds, Timeline: fs.Timeline}
+		floor = comparedRun(fs)
+	}
+	var alone *ColdFloor
+	if cfg.ColdReplicas != "" {
+		var aloneHot []*hotGuide
+		aloneHot, hot = hot[:len(hot)/2], hot[len(hot)/2:]
+		as, err := coldRun(ctx, cfg, d, addr, "coldstart-primary-alone", fx, aloneHot, setup, "DATABASE_REPLICA_URLS=")
+		if err != nil {
+			return as, fmt.Errorf("primary alone: %w", err)
+		}
+		alone = comparedRun(as)
 	}
 	sum, err := coldRun(ctx, cfg, d, addr, "coldstart-serve", fx, hot, setup)
+	if alone != nil && sum.ColdStart != nil {
+		if alone.Latency.P95 > 0 {
+			alone.P95Ratio = round(sum.Totals.Latency.P95/alone.Latency.P95, 2)
+		}
+		sum.ColdStart.PrimaryAlone = alone
+	}
 	if floor != nil && sum.ColdStart != nil {
 		if floor.Latency.P95 > 0 {
 			floor.P95Ratio = round(sum.Totals.Latency.P95/floor.Latency.P95, 2)
@@ -58,11 +76,28 @@ func runColdStart(ctx context.Context, cfg *Config) (Summary, error) {
 	return sum, err
 }
 
+// comparedRun is what a run made to compare with keeps of its summary.
+func comparedRun(s Summary) *ColdFloor {
+	f := &ColdFloor{Requests: s.Totals.Requests, Latency: s.Totals.Latency,
+		Rejected: s.Failures.ByStatus["503"], Failures: s.Failures.ByKind, Kinds: s.Kinds, Timeline: s.Timeline}
+	if s.ColdStart != nil {
+		f.PrimaryCPUS, f.PrimaryCPUPerMs = s.ColdStart.PrimaryCPUS, s.ColdStart.PrimaryCPUPerMs
+	}
+	return f
+}
+
 // coldRun starts a fresh server (env added to the cold environment) and
 // loads it the moment it is ready.
 func coldRun(ctx context.Context, cfg *Config, d *scenarioDef, addr, name string, fx *fixture, hot []*hotGuide, setup SetupInfo, env ...string) (Summary, error) {
 	base := "http://" + addr
 	logPath := serverLogPath(cfg, name)
+	if cfg.ColdReplicas != "" {
+		n, err := dropCachedTiles(ctx)
+		if err != nil {
+			return Summary{}, fmt.Errorf("emptying the tile cache's Redis tier: %w", err)
+		}
+		cfg.Log.Info("coldstart: tile cache emptied in Redis", "keys", n)
+	}
 	p, err := startServer(cfg.ServerBin, "serve", addr, logPath, append(cfg.coldEnv(), env...)...)
 	if err != nil {
 		return Summary{}, err
@@ -75,17 +110,28 @@ func coldRun(ctx context.Context, cfg *Config, d *scenarioDef, addr, name string
 	cfg.Log.Info("cold server ready: load starts now", "run", name, "ready_after", readyAfter.Round(time.Millisecond), "rate", cfg.Rate)
 	c := *cfg
 	c.procs, c.workerState = &fleet{api: p}, "none"
+	cpu0 := clusterCPU(cfg.PrimaryData)
 	sum, err := measure(ctx, &c, d, base, fx, hot, setup)
 	sum.ColdStart = coldSummary(cfg, sum, readyAfter, addr, logPath)
+	if cpu1 := clusterCPU(cfg.PrimaryData); cfg.PrimaryData != "" && cpu0 >= 0 && cpu1 >= 0 {
+		sum.ColdStart.PrimaryCPUS = round(cpu1-cpu0, 3)
+		if n := sum.Totals.Requests; n > 0 {
+			sum.ColdStart.PrimaryCPUPerMs = round((cpu1-cpu0)*1000/float64(n), 4)
+		}
+	}
 	return sum, err
 }
 
 // coldEnv is what the fresh servers get on top of this environment.
 func (c *Config) coldEnv() []string {
-	if c.ColdDatabase == "" {
-		return nil
+	var env []string
+	if c.ColdDatabase != "" {
+		env = append(env, "DATABASE_URL="+c.ColdDatabase)
 	}
-	return []string{"DATABASE_URL=" + c.ColdDatabase}
+	if c.ColdReplicas != "" {
+		env = append(env, "DATABASE_REPLICA_URLS="+c.ColdReplicas)
+	}
+	return env
 }
 
 // coldPrep creates the fixture and hot guides before the measured start.

@@ -46,6 +46,13 @@ type Config struct {
 	ColdAddr     string // coldstart: listen address ("" picks a free loopback port)
 	ColdDatabase string // coldstart: DATABASE_URL of the fresh server ("": the environment's)
 	ColdFloor    bool   // coldstart: first the same load on a fresh server with GUIDES_CACHE=off
+	// ColdReplicas (coldstart) are DATABASE_REPLICA_URLS for the measured
+	// server; the same load first runs on a fresh server on the primary
+	// alone, to compare.
+	ColdReplicas string
+	// PrimaryData (coldstart) is the primary's data directory: each run
+	// reports the primary cluster's CPU seconds.
+	PrimaryData  string
 	ReadyTimeout time.Duration
 	StartServer  string // never | auto | always: run `<bin> dev` at the target
 

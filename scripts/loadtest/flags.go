@@ -155,6 +155,8 @@ func bindFlags(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.ColdAddr, "cold-addr", "", "coldstart: listen address of the fresh server (default: a free loopback port)")
 	fs.StringVar(&c.ColdDatabase, "cold-database", "", "coldstart: DATABASE_URL of the fresh server (default: the environment's); users are created in it")
 	fs.BoolVar(&c.ColdFloor, "cold-floor", false, "coldstart: first run the same load on a fresh server with GUIDES_CACHE=off, and compare")
+	fs.StringVar(&c.ColdReplicas, "cold-replicas", "", "coldstart: DATABASE_REPLICA_URLS of the measured server; the same load first runs on the primary alone, to compare")
+	fs.StringVar(&c.PrimaryData, "primary-data", "", "coldstart: the primary's data directory; each run reports the primary cluster's CPU seconds")
 	fs.DurationVar(&c.ReadyTimeout, "ready-timeout", c.ReadyTimeout, "bound on waiting for /readyz")
 	fs.StringVar(&c.StartServer, "start-server", c.StartServer, "never | auto | always: run '<server-bin> dev' at the target (bench: auto)")
 	fs.StringVar(&c.Out, "out", c.Out, "output folder (summary.json, report.html)")

@@ -191,6 +191,13 @@ type ColdStartSummary struct {
 	After       *WindowSummary `json:"after_first_minute,omitempty"`
 	ServerLog   string         `json:"server_log,omitempty"`
 	CacheOff    *ColdFloor     `json:"cache_off,omitempty"` // -cold-floor
+	// PrimaryAlone is the same load on a fresh server without replicas
+	// (-cold-replicas), run just before.
+	PrimaryAlone *ColdFloor `json:"primary_alone,omitempty"`
+	// PrimaryCPUS is the primary cluster's CPU seconds over the load
+	// (-primary-data); per request, in ms, beside it.
+	PrimaryCPUS     float64 `json:"primary_cpu_s,omitempty"`
+	PrimaryCPUPerMs float64 `json:"primary_cpu_ms_per_request,omitempty"`
 }
 
 // ColdFloor is the same load on a fresh server with GUIDES_CACHE=off, run
@@ -201,6 +208,9 @@ type ColdFloor struct {
 	Rejected int            `json:"rejected_503"`
 	Failures map[string]int `json:"failures,omitempty"`
 	P95Ratio float64        `json:"p95_ratio"` // the cold run's p95 ÷ this one's
+	// The primary cluster's CPU over this run (-primary-data).
+	PrimaryCPUS     float64 `json:"primary_cpu_s,omitempty"`
+	PrimaryCPUPerMs float64 `json:"primary_cpu_ms_per_request,omitempty"`
 	// Per kind and per second, to compare with the cold run's own.
 	Kinds    map[string]KindStats `json:"kinds,omitempty"`
 	Timeline []Bucket             `json:"timeline,omitempty"`
