@@ -67,4 +67,6 @@ export type CallOptions<O> = PathPart<O> &
   BodyPart<O> & {
     headers?: Record<string, string>;
     signal?: AbortSignal;
+    /** false: no bearer even when signed in (a public read that caches for everyone). */
+    auth?: boolean;
   };
