@@ -33,15 +33,9 @@ func TestTypeScriptClient(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("scripts/ts-client.sh build:test: %v\n%s", err, out)
 	}
-	s3 := testkit.S3Config(t)
-	env := []string{
-		"DATABASE_URL=" + testkit.DatabaseURL(t), "REDIS_URL=" + testkit.StartRedis(t).URL,
-		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
-		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
-		"JWT_SECRET=" + e2eJWTSecret, "WORKER_CONCURRENCY=2", "TOKEN_TTL=" + tsTokenTTL + "s",
+	env := append(stackEnvWith(t, testkit.StartRedis(t).URL), "WORKER_CONCURRENCY=2", "TOKEN_TTL="+tsTokenTTL+"s",
 		// Every test signs up its own accounts from one address.
-		"RATE_SIGNUP_PER_IP=1000/1h", "RATE_GUEST_PER_IP=1000/1h",
-	}
+		"RATE_SIGNUP_PER_IP=1000/1h", "RATE_GUEST_PER_IP=1000/1h")
 	p := testkit.Start(t, env, freeAddr(t), "dev")
 	files, err := filepath.Glob(filepath.Join(dir, "build", "test", "*.test.js"))
 	if err != nil || len(files) < 3 {
