@@ -591,7 +591,8 @@ export interface paths {
          * @description Guides whose location is inside the rectangle (edges included),
          *     newest first, `limit` a page; `next_cursor` continues with older
          *     ones, as nearby's does, signed and valid for the same bbox, tag and
-         *     q for an hour, through at most 10,000 guides. A map usually wants
+         *     q for an hour from the start of the 5 minutes it was issued in
+         *     (55–60 minutes), through at most 10,000 guides. A map usually wants
          *     the first page only and, when `truncated`, to zoom in or ask
          *     /v1/guides/clusters. A viewport that crosses the antimeridian
          *     (minLng > maxLng) is refused with 400: send two, split at 180.
@@ -1075,7 +1076,7 @@ export interface components {
             number: number;
             /** @description Exactly this many bytes: the size is signed into the URL. */
             bytes: number;
-            /** @description A presigned S3 URL: PUT the part's bytes there, with no other header needed. */
+            /** @description A presigned S3 URL: PUT the part's bytes there, with no other header needed, until the upload's urls_expire_at. */
             url: string;
             /** @description Received parts only: the MD5 of the bytes S3 holds for the part, in quotes. */
             etag?: string;
@@ -1111,7 +1112,7 @@ export interface components {
             urls_expire_at: string | null;
             /**
              * Format: date-time
-             * @description Not completed by then, the upload is aborted and its parts deleted (UPLOAD_TTL).
+             * @description Not completed by then, the upload is aborted and its parts deleted (UPLOAD_TTL, 24 hours by default).
              */
             expires_at: string;
             /** Format: date-time */
