@@ -53,6 +53,7 @@ type partJSON struct {
 }
 
 type uploadJSON struct {
+	Object       string     `json:"object"` // "upload", beside a photo's "media"
 	ID           string     `json:"id"`
 	State        string     `json:"state"`
 	Bytes        int64      `json:"bytes"`
@@ -69,7 +70,7 @@ type uploadJSON struct {
 
 func toUploadJSON(t media.UploadTicket) uploadJSON {
 	j := uploadJSON{
-		ID: t.ID, State: string(t.State), Bytes: t.Bytes, SHA256: t.SHA256, ContentType: t.Type,
+		Object: "upload", ID: t.ID, State: string(t.State), Bytes: t.Bytes, SHA256: t.SHA256, ContentType: t.Type,
 		PartSize: t.PartSize, Parts: []partJSON{}, Received: []partJSON{}, ExpiresAt: timestamp(t.Expires), CreatedAt: timestamp(t.Created),
 	}
 	for _, p := range t.Send {

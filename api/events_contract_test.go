@@ -57,19 +57,24 @@ func TestTheEventSchemaRefusesStrayEvents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	photo := map[string]any{"id": "m", "status": "ready", "content_type": "image/jpeg", "bytes": 1, "width": 1, "height": 1,
-		"thumbhash": nil, "created_at": "2026-01-01T00:00:00Z", "processed_at": nil,
-		"urls": map[string]any{"web": nil, "thumbnail": nil, "marker": nil}}
+	urls := map[string]any{"web": "https://s3/w", "thumbnail": "https://s3/t", "marker": "https://s3/m"}
+	photo := map[string]any{"object": "media", "id": "m", "status": "ready", "content_type": "image/jpeg", "bytes": 1, "width": 1, "height": 1,
+		"thumbhash": "3OcRJYB4d3h/iIeHeEh3eIhw+j3A", "created_at": "2026-01-01T00:00:00Z", "processed_at": "2026-01-01T00:00:01Z",
+		"urls": urls}
 	good := map[string]any{"id": "1-0", "event": "media.ready", "data": photo}
 	if err := schema.VisitJSON(good, openapi3.EnableJSONSchema2020()); err != nil {
 		t.Fatalf("a good event: %v", err)
 	}
-	noMarker := map[string]any{"web": nil, "thumbnail": nil}
+	noMarker := map[string]any{"web": "https://s3/w", "thumbnail": "https://s3/t"}
 	for name, bad := range map[string]map[string]any{
-		"no id":     {"event": "media.ready", "data": photo},
-		"unknown":   {"id": "1-0", "event": "media.deleted", "data": photo},
-		"no marker": {"id": "1-0", "event": "media.ready", "data": with(photo, "urls", noMarker)},
-		"resync":    {"event": "resync", "data": map[string]any{"x": 1}},
+		"no id":          {"event": "media.ready", "data": photo},
+		"unknown":        {"id": "1-0", "event": "media.deleted", "data": photo},
+		"no marker":      {"id": "1-0", "event": "media.ready", "data": with(photo, "urls", noMarker)},
+		"ready, no URLs": {"id": "1-0", "event": "media.ready", "data": with(photo, "urls", map[string]any{"web": nil, "thumbnail": nil, "marker": nil})},
+		"ready, no size": {"id": "1-0", "event": "media.ready", "data": with(photo, "width", 0)},
+		"pending, a URL": {"id": "1-0", "event": "media.ready", "data": with(with(photo, "status", "pending"), "thumbhash", nil)},
+		"unknown status": {"id": "1-0", "event": "media.ready", "data": with(photo, "status", "done")},
+		"resync":         {"event": "resync", "data": map[string]any{"x": 1}},
 	} {
 		if schema.VisitJSON(bad, openapi3.EnableJSONSchema2020()) == nil {
 			t.Errorf("%s: accepted", name)

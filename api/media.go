@@ -61,6 +61,9 @@ type mediaURLsJSON struct {
 }
 
 type mediaJSON struct {
+	// Object tells a photo from an upload where an answer may be either
+	// (POST /v1/uploads); every photo carries it, so clients need one test.
+	Object      string        `json:"object"`
 	ID          string        `json:"id"`
 	Status      string        `json:"status"`
 	ContentType string        `json:"content_type"`
@@ -92,7 +95,7 @@ func toMediaJSON(v media.View) mediaJSON {
 		v = media.Public(v)
 	}
 	j := mediaJSON{
-		ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
+		Object: "media", ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
 		Width: v.Width, Height: v.Height, ThumbHash: nullable(v.ThumbHash),
 		URLs: mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Marker: nullable(v.MarkerURL),
 			Original: nullable(v.OriginalURL)},

@@ -78,6 +78,16 @@ func TestEveryCodeIsDocumented(t *testing.T) {
 	if err := yaml.Unmarshal(OpenAPI, &doc); err != nil {
 		t.Fatal(err)
 	}
+	// Problem.type is an enum, so generated clients can switch over it:
+	// exactly the types the server answers with.
+	var types []string
+	for code := range statusOf {
+		types = append(types, "/problems/"+code)
+	}
+	slices.Sort(types)
+	if listed := slices.Sorted(slices.Values(doc.Components.Schemas["ProblemType"].Enum)); !slices.Equal(listed, types) {
+		t.Errorf("ProblemType in openapi.yaml lists %v, the server answers %v", listed, types)
+	}
 	documented := doc.Components.Schemas["FieldErrorCode"].Enum
 	slices.Sort(documented)
 	slices.Sort(fields)

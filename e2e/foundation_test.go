@@ -17,10 +17,16 @@ import (
 
 // stackEnv points a guidepost process at fresh, isolated resources.
 func stackEnv(t *testing.T, redisDB int) []string {
+	return stackEnvWith(t, testkit.RedisURL(t, redisDB))
+}
+
+// stackEnvWith is stackEnv with a Redis of the caller's (one of the
+// test's own, so that no rate limit is shared with another test).
+func stackEnvWith(t *testing.T, redisURL string) []string {
 	s3 := testkit.S3Config(t)
 	return []string{
 		"DATABASE_URL=" + testkit.DatabaseURL(t),
-		"REDIS_URL=" + testkit.RedisURL(t, redisDB),
+		"REDIS_URL=" + redisURL,
 		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
 		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
 		"LOG_FORMAT=json", "JWT_SECRET=" + e2eJWTSecret,

@@ -87,13 +87,7 @@ func TestMapPage(t *testing.T) {
 // demo data (300 guides, 12 with photos), then the API and a worker in
 // one process, against this test's database, bucket and Redis.
 func startMapStack(t *testing.T) *testkit.Process {
-	s3 := testkit.S3Config(t)
-	env := []string{
-		"DATABASE_URL=" + testkit.DatabaseURL(t), "REDIS_URL=" + testkit.StartRedis(t).URL,
-		"S3_ENDPOINT=" + s3.Endpoint, "S3_BUCKET=" + s3.Bucket,
-		"S3_ACCESS_KEY=" + s3.AccessKey, "S3_SECRET_KEY=" + s3.SecretKey,
-		"LOG_FORMAT=json", "JWT_SECRET=" + e2eJWTSecret, "WORKER_CONCURRENCY=2",
-	}
+	env := append(stackEnvWith(t, testkit.StartRedis(t).URL), "WORKER_CONCURRENCY=2")
 	seed := exec.Command(testkit.Binary(t), "seed", "--demo")
 	seed.Env = append(os.Environ(), env...)
 	if out, err := seed.CombinedOutput(); err != nil {

@@ -1,0 +1,13 @@
+export { GuidepostClient, MemoryTokenStore } from "./client.js";
+export type { ClientOptions, RawAnswer, RequestOptions, TokenStore, Tokens } from "./client.js";
+export { ApiError, NetworkError, SessionEndedError, describeError } from "./errors.js";
+export type { ErrorMatch, ErrorRule, FieldError, FieldErrorCode, Problem, ProblemCode, ProblemType } from "./errors.js";
+export { MemoryEtagStore } from "./etags.js";
+export type { CachedAnswer, EtagStore } from "./etags.js";
+export { EventClient, parseEvents } from "./events.js";
+export type { EndEvent, EventClientOptions, StreamEvent, Transport } from "./events.js";
+export { MemoryStorage, UploadManager, photoType } from "./uploads.js";
+export type { KeyValueStorage, SavedUpload, SendOptions, UploadProgress, UploadRoute } from "./uploads.js";
+export { md5Hex, sha256Hex } from "./md5.js";
+export type * from "./types.js";
+export type { components, operations, paths } from "./schema.js";
