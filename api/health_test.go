@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
@@ -136,5 +137,30 @@ func TestReadinessSharesOneCheckASecond(t *testing.T) {
 	}
 	if s3Pings.Load() != 2 {
 		t.Fatalf("%d HeadBuckets after a second, want 2", s3Pings.Load())
+	}
+}
+
+// /healthz and /readyz answer as their schemas say, ready or not: a probe
+// written against the document reads the same names.
+func TestHealthAnswersAsDocumented(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(api.OpenAPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := testkit.DB(t)
+	down := api.Check{Name: "redis", Ping: func(context.Context) error { return errors.New("down") }, Optional: true}
+	for name, checks := range map[string][]api.Check{
+		"ready":    {{Name: "postgres", Ping: db.Ping}},
+		"degraded": {{Name: "postgres", Ping: db.Ping}, down},
+		"down":     {{Name: "postgres", Ping: down.Ping}},
+	} {
+		s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Checks: checks})
+		srv := httptest.NewServer(s.Handler())
+		c := &contract{t: t, srv: srv, doc: doc}
+		if a := c.call("GET", "/readyz", "", nil); a.status != 200 && name != "down" || a.status != 503 && name == "down" {
+			t.Errorf("%s: /readyz %d", name, a.status)
+		}
+		c.call("GET", "/healthz", "", nil)
+		srv.Close()
 	}
 }

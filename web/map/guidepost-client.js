@@ -389,10 +389,9 @@ var EventClient = class {
         if (signal.aborted) return;
         if (e instanceof ApiError) {
           if (e.status === 401 && e.type === "token_expired") {
-            continue;
-          }
-          if (e.status !== 429 && e.status < 500) throw e;
-          wait = (e.retryAfter ?? 1) * 1e3;
+            wait = failures++ === 0 ? 0 : Math.min(this.retryMs * 2 ** failures, 3e4);
+          } else if (e.status !== 429 && e.status < 500) throw e;
+          else wait = (e.retryAfter ?? 1) * 1e3;
         } else if (!(e instanceof TypeError || e?.name === "NetworkError")) {
           throw e;
         } else {
@@ -450,7 +449,7 @@ async function* parseEvents(body, onRetry = () => {
       const { value, done } = await reader.read();
       buf += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let nl;
-      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0 && (done || nl < buf.length - 1 || buf[nl] !== "\r")) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
         if (line === "") {

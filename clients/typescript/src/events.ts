@@ -92,10 +92,10 @@ export class EventClient {
         if (signal.aborted) return;
         if (e instanceof ApiError) {
           if (e.status === 401 && e.type === "token_expired") {
-            continue; // refreshed in once()
-          }
-          if (e.status !== 429 && e.status < 500) throw e;
-          wait = (e.retryAfter ?? 1) * 1000;
+            // Refreshed in once(): straight back, unless the new token is refused too.
+            wait = failures++ === 0 ? 0 : Math.min(this.retryMs * 2 ** failures, 30_000);
+          } else if (e.status !== 429 && e.status < 500) throw e;
+          else wait = (e.retryAfter ?? 1) * 1000;
         } else if (!(e instanceof TypeError || (e as Error)?.name === "NetworkError")) {
           throw e;
         } else {
@@ -157,7 +157,8 @@ export async function* parseEvents(
       const { value, done } = await reader.read();
       buf += done ? decoder.decode() : decoder.decode(value, { stream: true });
       let nl: number;
-      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+      // A \r that ends the chunk may be the first half of a \r\n: wait for the next.
+      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0 && (done || nl < buf.length - 1 || buf[nl] !== "\r")) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + (buf.startsWith("\r\n", nl) ? 2 : 1));
         if (line === "") {

@@ -518,7 +518,8 @@ export interface paths {
          *     part_size bytes (one part for a file up to 5 MiB). PUT each part's
          *     bytes to its URL, then POST /v1/uploads/{id}/complete. Cut off? GET
          *     /v1/uploads/{id} says which parts S3 holds and gives fresh URLs for
-         *     the rest. The same limits as POST /v1/media apply (413 over
+         *     the rest. The two answers are told apart by their status or by
+         *     `object` (`upload`, `media`). The same limits as POST /v1/media apply (413 over
          *     MAX_UPLOAD_BYTES, 415 off the type list); an account may have
          *     UPLOAD_MAX_OPEN uploads open and declare UPLOAD_DAILY_BYTES a day
          *     (409 naming uploads or bytes). The quotas and the upload rate are
@@ -1120,6 +1121,15 @@ export interface components {
             /** @description Once completed: the photo. */
             media: components["schemas"]["Media"] | null;
         };
+        /** @description GET /readyz: the server's state and each dependency's. */
+        Readiness: {
+            /** @enum {string} */
+            status: "ready" | "degraded" | "unavailable" | "draining";
+            /** @description Each dependency by name (postgres, redis, s3). */
+            checks: {
+                [key: string]: "ok" | "unavailable";
+            };
+        };
         /** @description GET /v1/media?ids=: the photos found, in the order asked, and the ids that name none. */
         MediaBatch: {
             items: components["schemas"]["Media"][];
@@ -1329,7 +1339,12 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
             };
             431: components["responses"]["HeadersTooLarge"];
         };
@@ -1348,7 +1363,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
             };
             431: components["responses"]["HeadersTooLarge"];
             /** @description PostgreSQL is unavailable or the server is draining */
@@ -1356,7 +1373,9 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "application/json": components["schemas"]["Readiness"];
+                };
             };
         };
     };
