@@ -75,6 +75,8 @@ type mediaJSON struct {
 	SHA256  *string      `json:"sha256,omitempty"`
 	Failure *string      `json:"failure,omitempty"`
 	Capture *captureJSON `json:"capture,omitempty"`
+	// Only its owner ever sees a hidden photo.
+	Hidden *holdJSON `json:"hidden,omitempty"`
 }
 
 // captureJSON is where and when the photo was taken, from its EXIF; each
@@ -97,6 +99,9 @@ func toMediaJSON(v media.View) mediaJSON {
 		URLs: mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Marker: nullable(v.MarkerURL),
 			Original: nullable(v.OriginalURL)},
 		CreatedAt: timestamp(v.CreatedAt), ProcessedAt: stampOrNil(v.ProcessedAt),
+	}
+	if v.Hidden() {
+		j.Hidden = &holdJSON{Reason: v.HiddenReason, HiddenAt: timestamp(v.HiddenAt)}
 	}
 	if v.Owner {
 		j.SHA256, j.Failure = &v.SHA256, nullable(v.Failure)

@@ -57,6 +57,11 @@ type Deps struct {
 	TrustedProxies []string
 	// Events serve GET /v1/events (api/events.go).
 	Events EventStreams
+	// Moderation serves reports and the moderation routes; nil answers 503.
+	Moderation ModerationService
+	// Contact is the published contact GET /v1/about serves
+	// (MODERATION_CONTACT).
+	Contact string
 }
 
 // Server routes HTTP requests to the services.
@@ -142,6 +147,8 @@ func (s *Server) routes() {
 	s.tileRoutes(v1)
 	s.meRoutes(v1)
 	s.eventRoutes(v1)
+	s.moderationRoutes(v1)
+	v1.GET("/about", s.about)
 }
 
 // admit puts an upload in its own pool (uploadGate, after it is
