@@ -65,6 +65,16 @@ async function authed(url, init = {}) {
   }
 }
 
+// report sends the guest's report of a guide to the moderators; a repeat
+// answers the open report already sent.
+export function report(targetType, targetId, reason, note) {
+  return authed('/v1/reports', {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ target_type: targetType, target_id: targetId, reason, note }),
+  });
+}
+
 export function getGuide(id) {
   return fetch(`/v1/guides/${encodeURIComponent(id)}`).then(answer);
 }
