@@ -55,6 +55,7 @@ func (s *Service) Act(ctx context.Context, moderatorID string, in ActionInput) (
 	if err != nil {
 		return Entry{}, targetError(err, t)
 	}
+	s.actions.WithLabelValues(string(a), "moderator").Inc()
 	s.deps.Log.InfoContext(ctx, "moderation: action", "action", a, "target_type", t.Type, "target_id", t.ID,
 		"moderator_id", moderatorID, "reports_closed", done.Entry.Reports)
 	s.after(ctx, done)

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guidepost/guidepost"
 )
@@ -40,12 +41,17 @@ type Deps struct {
 	Notifier Notifier // nil tells no one
 	Clock    guidepost.Clock
 	Log      *slog.Logger
+	// Registerer gets the reports and actions counters; nil registers
+	// nothing.
+	Registerer prometheus.Registerer
 }
 
 // Service implements reports, the queue, actions and the audit log.
 type Service struct {
-	deps Deps
-	cfg  Config
+	deps    Deps
+	cfg     Config
+	reports *prometheus.CounterVec
+	actions *prometheus.CounterVec
 }
 
 // New builds the service.
@@ -54,7 +60,18 @@ func New(deps Deps, cfg Config) *Service {
 	if deps.Clock == nil {
 		deps.Clock = guidepost.SystemClock{}
 	}
-	return &Service{deps: deps, cfg: cfg}
+	s := &Service{deps: deps, cfg: cfg,
+		reports: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_reports_total", Help: "Reports filed, by target type and whether new or a repeat of an open one.",
+		}, []string{"target_type", "outcome"}),
+		actions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_moderation_actions_total", Help: "Moderation actions recorded, by action and by whom (moderator or reports).",
+		}, []string{"action", "by"}),
+	}
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(s.reports, s.actions)
+	}
+	return s
 }
 
 func (s *Service) now() time.Time { return s.deps.Clock.Now().UTC().Truncate(time.Microsecond) }
@@ -98,11 +115,13 @@ func (s *Service) Report(ctx context.Context, reporterID string, in ReportInput)
 	if t.Type == TargetUser || rule.Reporters <= 0 {
 		rule.Reporters = 0 // a user is suspended by a moderator only
 	}
-	rep, _, held, err := s.deps.Store.File(ctx, r, rule, hold)
+	rep, created, held, err := s.deps.Store.File(ctx, r, rule, hold)
 	if err != nil {
 		return Report{}, targetError(err, t)
 	}
+	s.reports.WithLabelValues(string(t.Type), map[bool]string{true: "new", false: "repeat"}[created]).Inc()
 	if held != nil {
+		s.actions.WithLabelValues(string(Hide), "reports").Inc()
 		s.deps.Log.InfoContext(ctx, "moderation: target held by reports", "target_type", t.Type, "target_id", t.ID)
 		s.after(ctx, Applied{Entry: *held, Hidden: photoIf(t)})
 	}

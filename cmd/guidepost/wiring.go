@@ -214,7 +214,7 @@ func (a *app) moderationService(guidesSvc moderation.Deleter, photos moderation.
 	}
 	return moderation.New(moderation.Deps{
 		Store: gsql.NewModeration(a.db), Guides: guidesSvc, Photos: photos, Notifier: n,
-		Clock: a.clock, Log: a.logFor("moderation"),
+		Clock: a.clock, Log: a.logFor("moderation"), Registerer: a.registry,
 	}, moderation.Config{AutoHideReports: a.cfg.Moderation.AutoHideReports})
 }
 
