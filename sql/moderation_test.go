@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -315,5 +316,49 @@ func TestSuspendingEndsSessionsAndHidesOnlyWhatItHid(t *testing.T) {
 	log, err := mod.Audit(ctx, "", 10)
 	if err != nil || len(log) != 3 || log[0].Action != moderation.Unsuspend || log[2].Action != moderation.Hide {
 		t.Errorf("audit %+v, %v", log, err)
+	}
+}
+
+// Reports racing on one target are counted one transaction at a time:
+// when the last of them reaches the threshold the target is held, once,
+// however they interleave.
+func TestRacingReportsHoldOnce(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store, mod := gsql.NewGuides(db), gsql.NewModeration(db)
+	author := guideUser(t, db)
+	id := guideRow(t, store, author, 37.4, 127.5)
+	target := moderation.Target{Type: moderation.TargetGuide, ID: id}
+	const n = 6
+	reporters := make([]string, n)
+	for i := range reporters {
+		reporters[i] = memberSince(t, db, false, time.Now())
+	}
+	rule := moderation.HoldRule{Reporters: n, GuestsBefore: time.Now().Add(-moderation.GuestAge)}
+	held := make([]bool, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i, r := range reporters {
+		wg.Go(func() {
+			var e *moderation.Entry
+			_, _, e, errs[i] = mod.File(ctx, report(r, target), rule, entry("", moderation.Hide, target, author))
+			held[i] = e != nil
+		})
+	}
+	wg.Wait()
+	holds := 0
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if held[i] {
+			holds++
+		}
+	}
+	if st, _ := mod.Target(ctx, target); holds != 1 || !st.Hidden() {
+		t.Fatalf("%d holds recorded, hidden %v; want exactly one", holds, st.Hidden())
+	}
+	if got := countRows(t, db, `SELECT count(*) FROM moderation_actions WHERE target_id = $1`, id); got != 1 {
+		t.Errorf("%d audit entries", got)
 	}
 }
