@@ -38,6 +38,11 @@ func TestAuthorisationMatrix(t *testing.T) {
 	signup := func(email string) (id, token string) { return f.signup(email) }
 	ownerID, owner := signup("owner@example.com")
 	_, other := signup("other@example.com")
+	// The owner moderates too: the moderation rows tell a moderator from
+	// another user.
+	if _, err := db.Pool.Exec(ctx, `UPDATE users SET moderator = true WHERE id = $1`, ownerID); err != nil {
+		t.Fatal(err)
+	}
 	goneID, gone := signup("gone@example.com")
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, goneID); err != nil {
 		t.Fatal(err)
@@ -165,6 +170,17 @@ func TestAuthorisationMatrix(t *testing.T) {
 		// Streams are not wired here (a 200 would never end): what counts is
 		// that every bad token is refused first. events_test.go streams.
 		{"GET /v1/events", get("/v1/events"), row(unauth, unavailable, unavailable)},
+		{"GET /v1/about", get("/v1/about"), row(ok, ok, ok)},
+		// The owner may not report their own guide (422); anyone else may.
+		{"POST /v1/reports", jsonCall("POST", fixed("/v1/reports"), func() string {
+			return `{"target_type":"guide","target_id":"` + guideID + `","reason":"spam"}`
+		}), row(unauth, 422, accepted)},
+		{"GET /v1/me/reports", get("/v1/me/reports"), row(unauth, ok, ok)},
+		{"GET /v1/moderation/reports", get("/v1/moderation/reports"), row(unauth, ok, forbidden)},
+		{"POST /v1/moderation/actions", jsonCall("POST", fixed("/v1/moderation/actions"), func() string {
+			return `{"action":"dismiss","target_type":"guide","target_id":"` + guideID + `","reason":"fine"}`
+		}), row(unauth, ok, forbidden)},
+		{"GET /v1/moderation/audit", get("/v1/moderation/audit"), row(unauth, ok, forbidden)},
 	}
 
 	routed := map[string]bool{}

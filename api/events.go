@@ -234,6 +234,9 @@ func (st *eventStream) send(e events.Event) error {
 	if e.UserID != st.user || !events.After(e.ID, st.last) {
 		return nil
 	}
+	if e.Type == events.TypeModeration {
+		return st.sendModeration(e)
+	}
 	if !strings.HasPrefix(e.Type, events.TypeMedia) {
 		st.last = e.ID
 		return nil
@@ -294,4 +297,33 @@ func (st *eventStream) logEnd(err error) {
 	if err != nil && st.c.Request.Context().Err() == nil {
 		logger(st.c).InfoContext(st.c.Request.Context(), "event stream ended", "user_id", st.user, "last_event_id", st.last, "err", err)
 	}
+}
+
+// sendModeration writes the action an event names, as the audit log has
+// it, to the author of its target.
+func (st *eventStream) sendModeration(e events.Event) error {
+	if st.s.deps.Moderation == nil {
+		st.last = e.ID
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
+	defer cancel()
+	entry, err := st.s.deps.Moderation.Entry(ctx, e.Subject)
+	switch {
+	case guidepost.ErrorCode(err) == guidepost.ENOTFOUND || err == nil && entry.TargetAuthor != st.user:
+		st.last = e.ID
+		return nil
+	case err != nil:
+		return err
+	}
+	data, err := json.Marshal(toEntryJSON(entry))
+	if err != nil {
+		return err
+	}
+	if err := st.write("id: " + e.ID + "\nevent: " + events.TypeModeration + "\ndata: " + string(data) + "\n\n"); err != nil {
+		return err
+	}
+	st.last = e.ID
+	st.s.eventsSent.WithLabelValues(events.TypeModeration).Inc()
+	return nil
 }

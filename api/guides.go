@@ -80,6 +80,7 @@ type guideJSON struct {
 	LikedByMe bool            `json:"liked_by_me"`
 	CreatedAt timestamp       `json:"created_at"`
 	UpdatedAt timestamp       `json:"updated_at"`
+	Hidden    *holdJSON       `json:"hidden,omitempty"` // its author's only: no one else finds a hidden guide
 }
 
 func toGuideJSON(g guides.Guide) guideJSON {
@@ -91,6 +92,9 @@ func toGuideJSON(g guides.Guide) guideJSON {
 	}
 	if j.Tags == nil {
 		j.Tags = []string{}
+	}
+	if g.Hidden != nil {
+		j.Hidden = &holdJSON{Reason: g.Hidden.Reason, HiddenAt: timestamp(g.Hidden.At)}
 	}
 	for i, m := range g.Media {
 		// The same object as GET /v1/media/{id}; the guide service never

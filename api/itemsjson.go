@@ -159,6 +159,13 @@ func appendMiddle(b []byte, it *guides.Item) []byte {
 func appendTail(b []byte, it *guides.Item) []byte {
 	b = append(b, `,"created_at":`...)
 	b = appendTime(b, it.CreatedAt)
+	if it.Hidden != nil { // the author's own list only
+		b = append(b, `,"hidden":{"reason":`...)
+		b = appendString(b, it.Hidden.Reason)
+		b = append(b, `,"hidden_at":`...)
+		b = appendTime(b, it.Hidden.At)
+		b = append(b, '}')
+	}
 	return append(b, '}')
 }
 

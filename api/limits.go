@@ -33,6 +33,9 @@ type Rates struct {
 	// of every guide the account wrote (lists show the author's name), so
 	// every API process drops and reloads them: it is the widest write one
 	// request can make.
+	// Report is per account: POST /v1/reports. Each report is a row a
+	// moderator reads; a flood from one account is refused before it.
+	Report guidepost.Rate
 	Rename guidepost.Rate
 	// Refresh is per client address: POST /v1/auth/refresh. Each refresh
 	// is a transaction that writes; a client following its own rotation

@@ -78,6 +78,8 @@ type mediaJSON struct {
 	SHA256  *string      `json:"sha256,omitempty"`
 	Failure *string      `json:"failure,omitempty"`
 	Capture *captureJSON `json:"capture,omitempty"`
+	// Only its owner ever sees a hidden photo.
+	Hidden *holdJSON `json:"hidden,omitempty"`
 }
 
 // captureJSON is where and when the photo was taken, from its EXIF; each
@@ -100,6 +102,12 @@ func toMediaJSON(v media.View) mediaJSON {
 		URLs: mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Marker: nullable(v.MarkerURL),
 			Original: nullable(v.OriginalURL)},
 		CreatedAt: timestamp(v.CreatedAt), ProcessedAt: stampOrNil(v.ProcessedAt),
+	}
+	if v.Hidden() {
+		// Its own status, so a typed client narrowing on "ready" never
+		// meets a ready photo without URLs.
+		j.Status = "hidden"
+		j.Hidden = &holdJSON{Reason: v.HiddenReason, HiddenAt: timestamp(v.HiddenAt)}
 	}
 	if v.Owner {
 		j.SHA256, j.Failure = &v.SHA256, nullable(v.Failure)

@@ -28,6 +28,7 @@ import (
 	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/moderation"
 	"github.com/guidepost/guidepost/objstore"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
@@ -71,7 +72,9 @@ func newContract(t *testing.T) *contract {
 		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: clock})
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 		Auth:  auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
-		Media: mediaSvc, Guides: guideSvc, Direct: mediaSvc})
+		Media: mediaSvc, Guides: guideSvc, Direct: mediaSvc, Contact: "safety@example.com",
+		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc},
+			moderation.Config{AutoHideReports: 2})})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &contract{t: t, srv: srv, doc: doc, db: db, cache: c}

@@ -60,6 +60,11 @@ type Deps struct {
 	// Marks make a signed-in client's reads see its own writes when reads
 	// may go to replicas; nil: every read is on the primary anyway.
 	Marks ReadMarks
+	// Moderation serves reports and the moderation routes; nil answers 503.
+	Moderation ModerationService
+	// Contact is the published contact GET /v1/about serves
+	// (MODERATION_CONTACT).
+	Contact string
 }
 
 // ReadMarks follow, per user and across API processes, how far the
@@ -153,6 +158,8 @@ func (s *Server) routes() {
 	s.tileRoutes(v1)
 	s.meRoutes(v1)
 	s.eventRoutes(v1)
+	s.moderationRoutes(v1)
+	v1.GET("/about", s.about)
 }
 
 // admit puts an upload in its own pool (uploadGate, after it is

@@ -49,6 +49,13 @@ type Config struct {
 	Limits            Limits
 	Events            Events
 	Sessions          Sessions
+	Moderation        Moderation
+}
+
+// Moderation configures reports and the automatic hold.
+type Moderation struct {
+	AutoHideReports int    // MODERATION_AUTO_HIDE_REPORTS: distinct established reporters that hide a target until a moderator looks; 0 never
+	Contact         string // MODERATION_CONTACT: the published contact GET /v1/about serves (an email address or a URL)
 }
 
 // Sessions tunes session lifetimes and what the sweeper keeps (REFRESH_TTL
@@ -120,6 +127,7 @@ type Limits struct {
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
 	Like           guidepost.Rate // RATE_LIKES_PER_USER
 	Rename         guidepost.Rate // RATE_RENAMES_PER_USER
+	Report         guidepost.Rate // RATE_REPORTS_PER_USER
 	RefreshIP      guidepost.Rate // RATE_REFRESH_PER_IP
 	QuotaPhotos    int64          // QUOTA_PHOTOS: photos one account may store
 	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
@@ -217,9 +225,14 @@ func Parse(getenv func(string) string) (Config, error) {
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
 			Rename:         e.rate("RATE_RENAMES_PER_USER", "rename", "10/24h"),
+			Report:         e.rate("RATE_REPORTS_PER_USER", "report", "30/1h"),
 			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", "refresh_ip", "1200/1m"),
 			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
 			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
+		},
+		Moderation: Moderation{
+			AutoHideReports: e.integer("MODERATION_AUTO_HIDE_REPORTS", 5, 0),
+			Contact:         e.str("MODERATION_CONTACT", ""),
 		},
 		Events: Events{
 			PerUser:      e.integer("EVENTS_MAX_PER_USER", 4, 1),

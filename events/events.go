@@ -27,6 +27,10 @@ type Event struct {
 // TypeMedia is the prefix of a photo's events: "media.ready", "media.failed".
 const TypeMedia = "media."
 
+// TypeModeration is the event of a moderation action on the user's
+// content or account; its Subject is the audit log entry.
+const TypeModeration = "moderation.action"
+
 // ParseID reads an event id; ok is false for anything but "<ms>-<seq>".
 func ParseID(id string) (ms, seq uint64, ok bool) {
 	a, b, found := strings.Cut(id, "-")

@@ -109,6 +109,13 @@ func (r *Redis) PhotoFinished(ctx context.Context, ownerID, mediaID string, stat
 	return err
 }
 
+// Moderated is moderation.Notifier: the author's streams hear
+// "moderation.action" naming the audit log entry.
+func (r *Redis) Moderated(ctx context.Context, userID, entryID string) error {
+	_, err := r.Publish(ctx, Event{UserID: userID, Type: TypeModeration, Subject: entryID})
+	return err
+}
+
 // Since returns the user's logged events after the id after, oldest
 // first. complete is false when the log no longer holds after itself:
 // events between it and the first returned may have left the window.

@@ -27,6 +27,14 @@ type Guide struct {
 	LikedByMe bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	Hidden    *Hold // set only for the author: everyone else finds no hidden guide
+}
+
+// Hold is why moderation took a guide or a photo off every public surface;
+// its author alone still sees it, labelled with the hold.
+type Hold struct {
+	Reason string
+	At     time.Time
 }
 
 // Author is the public face of a guide's writer.
@@ -51,6 +59,7 @@ type Item struct {
 	ThumbURL   string   // filled in by the service
 	LikedByMe  bool     // filled in by the service for a signed-in viewer
 	Encoded    *Encoded // set by the cache: see Encoded
+	Hidden     *Hold    // the author's own list only: public lists hold no hidden guide
 }
 
 // Cover is the first photo of a guide, enough for a list thumbnail.

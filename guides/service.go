@@ -78,7 +78,7 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 		// A guide is public: none of its photos' owner-only fields, even
 		// for the author.
 		*m = media.Public(*m)
-		if s.urls != nil && m.Status == media.StatusReady {
+		if s.urls != nil && m.Status == media.StatusReady && !m.Hidden() {
 			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
 			m.WebURL = s.urls.WebURL(ctx, m.ID)
 			if m.Marker {

@@ -71,7 +71,7 @@ func (s *Service) AbortUploads(ctx context.Context, ownerID string) error {
 // leaves a row the sweeper purges again. Deleting a missing object is
 // success, so a purge runs any number of times.
 func (s *Service) Purge(ctx context.Context, id string) error {
-	for _, key := range objectKeys(id) {
+	for _, key := range append(objectKeys(id), withheldKeys(id)...) {
 		if err := s.deps.Blobs.Delete(ctx, key); err != nil {
 			return err
 		}

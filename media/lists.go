@@ -81,7 +81,7 @@ func (s *Service) GetMany(ctx context.Context, ids []string, viewerID string) (B
 	b := Batch{Items: make([]View, 0, len(rows)), NotFound: []string{}}
 	for _, id := range ids {
 		m, ok := byID[id]
-		if !ok {
+		if !ok || !visibleTo(m, viewerID) {
 			b.NotFound = append(b.NotFound, id)
 			continue
 		}

@@ -45,7 +45,15 @@ type Media struct {
 	// Capture is where and when the photo was taken, read from the
 	// original once it is processed; only its owner ever sees it.
 	Capture photo.Capture
+	// HiddenAt is set while moderation holds the photo off every public
+	// surface (HiddenReason says why): only its owner finds it then, and
+	// no one is given its derivatives' URLs.
+	HiddenAt     time.Time
+	HiddenReason string
 }
+
+// Hidden reports whether moderation holds the photo.
+func (m Media) Hidden() bool { return !m.HiddenAt.IsZero() }
 
 // View is a photo as one viewer sees it: the row plus the URLs that viewer
 // may use. An empty URL means "not available" (not ready, or not theirs).

@@ -176,7 +176,20 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
+	if !visibleTo(m, viewerID) {
+		return View{}, errHidden
+	}
 	return s.view(ctx, m, viewerID)
+}
+
+// errHidden is what anyone but the owner hears of a photo moderation holds:
+// the same as of a photo that does not exist.
+var errHidden = guidepost.Errorf(guidepost.ENOTFOUND, "media not found")
+
+// visibleTo reports whether viewerID may see m at all: a hidden photo is
+// its owner's alone.
+func visibleTo(m Media, viewerID string) bool {
+	return !m.Hidden() || viewerID != "" && viewerID == m.OwnerID
 }
 
 // view adds the URLs. Presigning is local computation, no request to S3.
@@ -187,7 +200,9 @@ func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, err
 		v.Failure = words
 	}
 	var err error
-	if m.Status == StatusReady {
+	// A hidden photo's derivatives are withheld from everyone, its owner
+	// too: a URL handed out could be passed on.
+	if m.Status == StatusReady && !m.Hidden() {
 		if v.WebURL, err = s.publicURL(ctx, WebKey(m.ID)); err != nil {
 			return View{}, err
 		}

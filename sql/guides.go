@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -48,17 +49,29 @@ func point(lat, lng string) string {
 const itemColumns = `g.id::text, g.author_id::text, ` + authorName + `, g.title, ST_Y(g.location::geometry), ST_X(g.location::geometry),
 	g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
-	(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
+	` + photoCount + `,
 	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')`
+
+// photoCount counts a guide's photos that are not hidden (moderation).
+const photoCount = `(SELECT count(*) FROM guide_media pc JOIN media pm ON pm.id = pc.media_id
+		WHERE pc.guide_id = g.id AND pm.hidden_at IS NULL)::int`
+
+// shown keeps the guides not hidden by moderation out of every public read
+// (guides.Hold): a hidden guide leaves lists, tiles and search at once.
+const shown = `hidden_at IS NULL`
 
 const authorName = `(SELECT u.display_name FROM users u WHERE u.id = g.author_id)`
 
 // itemSource is what an inner scan of guides hands to itemColumns.
 const itemSource = `id, author_id, title, location, tags, created_at, like_count`
 
+// itemJoins' cover is the first photo not hidden. The photo is read by
+// its primary key for each of the guide's photos in order (OFFSET 0 keeps
+// the planner from turning that around into a scan of media and a sort).
 const itemJoins = `LEFT JOIN LATERAL (
-		SELECT m.id, m.status, m.thumbhash FROM guide_media gm JOIN media m ON m.id = gm.media_id
-		WHERE gm.guide_id = g.id ORDER BY gm.position LIMIT 1
+		SELECT m.id, m.status, m.thumbhash FROM guide_media gm,
+			LATERAL (SELECT id, status, thumbhash, hidden_at FROM media WHERE id = gm.media_id OFFSET 0) m
+		WHERE gm.guide_id = g.id AND m.hidden_at IS NULL ORDER BY gm.position LIMIT 1
 	) c ON true`
 
 func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
@@ -257,14 +270,21 @@ func (s *Guides) readGuide(ctx context.Context, id, viewerID string) (guides.Gui
 			ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags,
 			g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
 			$2::uuid IS NOT NULL AND EXISTS (SELECT 1 FROM guide_likes l WHERE l.guide_id = g.id AND l.user_id = $2::uuid),
-			g.created_at, g.updated_at
-		FROM guides g JOIN users u ON u.id = g.author_id WHERE g.id = $1`, id, viewer).
+			g.created_at, g.updated_at, g.hidden_at, coalesce(g.hidden_reason, '')
+		FROM guides g JOIN users u ON u.id = g.author_id
+		WHERE g.id = $1 AND (g.`+shown+` OR g.author_id = $2::uuid)`, id, viewer).
 		QueryRow(func(row pgx.Row) error {
-			return row.Scan(&g.ID, &g.Author.ID, &g.Author.DisplayName, &g.Title, &g.Body, &g.Lat, &g.Lng, &g.Tags,
-				&g.LikeCount, &g.LikedByMe, &g.CreatedAt, &g.UpdatedAt)
+			var hiddenAt *time.Time
+			var reason string
+			err := row.Scan(&g.ID, &g.Author.ID, &g.Author.DisplayName, &g.Title, &g.Body, &g.Lat, &g.Lng, &g.Tags,
+				&g.LikeCount, &g.LikedByMe, &g.CreatedAt, &g.UpdatedAt, &hiddenAt, &reason)
+			g.Hidden = hold(hiddenAt, reason)
+			return err
 		})
+	// A hidden photo shows in its guide to its owner only.
 	b.Queue(`SELECT `+mediaColumns+`
-		FROM guide_media gm JOIN media m ON m.id = gm.media_id WHERE gm.guide_id = $1 ORDER BY gm.position`, id).
+		FROM guide_media gm JOIN media m ON m.id = gm.media_id
+		WHERE gm.guide_id = $1 AND (m.`+shown+` OR m.owner_id = $2::uuid) ORDER BY gm.position`, id, viewer).
 		Query(func(rows pgx.Rows) error {
 			defer rows.Close()
 			for rows.Next() {
@@ -286,6 +306,14 @@ func (s *Guides) readGuide(ctx context.Context, id, viewerID string) (guides.Gui
 		g.Media = []media.View{}
 	}
 	return g, nil
+}
+
+// hold is a guides.Hold from its columns, nil when not hidden.
+func hold(at *time.Time, reason string) *guides.Hold {
+	if at == nil {
+		return nil
+	}
+	return &guides.Hold{Reason: reason, At: *at}
 }
 
 // lockDraft reads the writable state of a guide and locks its row.
@@ -388,7 +416,7 @@ const distanceMargin = 0.01
 var nearbySQL = `SELECT ` + itemColumns + `, g.d
 	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
 		FROM guides
-		WHERE $3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3
+		WHERE ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3) AND ` + shown + `
 		ORDER BY location <-> ` + point("$1", "$2") + `
 		LIMIT $4) g
 	` + itemJoins
@@ -402,7 +430,7 @@ var nearbyTagSQL = `SELECT ` + itemColumns + `, g.d
 		FROM guides
 		WHERE location && _ST_Expand(` + point("$1", "$2") + `, $6)
 		  AND location <-> ` + point("$1", "$2") + ` <= $6
-		  AND tags @> ARRAY[$5::text]
+		  AND tags @> ARRAY[$5::text] AND ` + shown + `
 		  AND ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3)
 		ORDER BY location <-> ` + point("$1", "$2") + `
 		LIMIT $4) g
@@ -569,7 +597,7 @@ var (
 		FROM (SELECT ` + itemSource + ` FROM guides
 			WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
 			  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
-			  AND id < $7::uuid
+			  AND id < $7::uuid AND ` + shown + `
 			ORDER BY id DESC LIMIT $6) g
 		` + itemJoins + `
 		ORDER BY g.id DESC`
@@ -577,7 +605,7 @@ var (
 		FROM (SELECT ` + itemSource + ` FROM guides
 			WHERE location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
 			  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
-			  AND id < $7::uuid
+			  AND id < $7::uuid AND ` + shown + `
 			  AND search @@ (SELECT guide_search_query($8))
 			ORDER BY id DESC LIMIT $6) g
 		` + itemJoins + `

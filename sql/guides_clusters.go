@@ -122,7 +122,7 @@ func tileCells(q guides.ClusterQuery) (string, []any) {
 		GROUP BY 1, 2
 	)`
 	return withTop(q, sums, `(guide_tile(g.location) / 40000) >> $5`, `(guide_tile(g.location) % 40000) >> $5`,
-		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")+liked), args
+		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")+liked+` AND g.`+shown), args
 }
 
 // guideCells groups the guides themselves, above zoom 13 (cells finer
@@ -140,7 +140,7 @@ func guideCells(q guides.ClusterQuery) (string, []any) {
 		tag = &q.Tag
 	}
 	where := `g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
-		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text])
+		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text]) AND g.` + shown + `
 		  AND ` + cr + ` BETWEEN $6 AND $7 AND ` + cc + ` BETWEEN $8 AND $9`
 	sums := `sums AS (
 		SELECT ` + cr + ` AS cr, ` + cc + ` AS cc, count(*) AS n,

@@ -360,12 +360,12 @@ func checkTileRows(t *testing.T, db *gsql.DB) {
 		"tiles": `SELECT count(*) FROM guide_tiles t FULL JOIN (
 				SELECT guide_tile(location) AS tile, min(ST_Y(location::geometry)) AS a, min(ST_X(location::geometry)) AS b,
 				       max(ST_Y(location::geometry)) AS c, max(ST_X(location::geometry)) AS d, max(id::text) AS n
-				FROM guides GROUP BY 1) g USING (tile)
+				FROM guides WHERE hidden_at IS NULL GROUP BY 1) g USING (tile)
 			WHERE (t.min_lat, t.min_lng, t.max_lat, t.max_lng, t.newest::text) IS DISTINCT FROM (g.a, g.b, g.c, g.d, g.n)`,
 		"tags": `SELECT count(*) FROM guide_tile_tags t FULL JOIN (
 				SELECT x.tag, guide_tile(location) AS tile, count(*) AS k, min(ST_Y(location::geometry)) AS a,
 				       max(ST_X(location::geometry)) AS d, max(id::text) AS n, sum(round(ST_Y(location::geometry) * 1e7))::bigint AS s
-				FROM guides, unnest(tags) AS x(tag) GROUP BY 1, 2) g USING (tag, tile)
+				FROM guides, unnest(tags) AS x(tag) WHERE hidden_at IS NULL GROUP BY 1, 2) g USING (tag, tile)
 			WHERE (t.guides, t.min_lat, t.max_lng, t.newest::text, t.sum_lat_e7) IS DISTINCT FROM (g.k, g.a, g.d, g.n, g.s)`,
 	} {
 		if n := countRows(t, db, q); n != 0 {

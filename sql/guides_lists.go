@@ -2,6 +2,7 @@ package sql
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -17,8 +18,9 @@ func (s *Guides) readByAuthor(ctx context.Context, q guides.MineQuery) ([]guides
 	if before == "" {
 		before = lastID
 	}
-	rows, err := s.db.on(ctx).Query(ctx, `SELECT `+itemColumns+`
-		FROM (SELECT `+itemSource+` FROM guides WHERE author_id = $1 AND id < $2::uuid ORDER BY id DESC LIMIT $3) g
+	// The author's own list shows hidden guides too, labelled.
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT `+itemColumns+`, g.hidden_at, coalesce(g.hidden_reason, '')
+		FROM (SELECT `+itemSource+`, hidden_at, hidden_reason FROM guides WHERE author_id = $1 AND id < $2::uuid ORDER BY id DESC LIMIT $3) g
 		`+itemJoins+`
 		ORDER BY g.id DESC`, q.AuthorID, before, q.Limit)
 	if err != nil {
@@ -26,11 +28,14 @@ func (s *Guides) readByAuthor(ctx context.Context, q guides.MineQuery) ([]guides
 	}
 	items := []guides.Item{}
 	for rows.Next() {
-		it, err := scanItem(rows)
+		var hiddenAt *time.Time
+		var reason string
+		it, err := scanItem(rows, &hiddenAt, &reason)
 		if err != nil {
 			rows.Close()
 			return nil, translate(err, "guide")
 		}
+		it.Hidden = hold(hiddenAt, reason)
 		items = append(items, it)
 	}
 	return items, translate(rows.Err(), "guide")

@@ -26,7 +26,7 @@ import (
 var textWalkSQL = `SELECT id::text, ST_Y(location::geometry), ST_X(location::geometry), location <-> ` + point("$1", "$2") + `,
 		search @@ (SELECT guide_search_query($5)) AND ($6::text IS NULL OR tags @> ARRAY[$6::text])
 	FROM guides
-	WHERE $3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3
+	WHERE ($3::float8 IS NULL OR location <-> ` + point("$1", "$2") + ` >= $3) AND ` + shown + `
 	ORDER BY location <-> ` + point("$1", "$2") + `
 	LIMIT $4`
 
@@ -38,7 +38,7 @@ var textWalkSQL = `SELECT id::text, ST_Y(location::geometry), ST_X(location::geo
 var nearbyTextSQL = `SELECT ` + itemColumns + `, g.d
 	FROM (SELECT ` + itemSource + `, location <-> ` + point("$1", "$2") + ` AS d
 		FROM guides
-		WHERE search @@ (SELECT guide_search_query($7))
+		WHERE search @@ (SELECT guide_search_query($7)) AND ` + shown + `
 		  AND location && _ST_Expand(` + point("$1", "$2") + `, $6)
 		  AND location <-> ` + point("$1", "$2") + ` <= $6
 		  AND ($5::text IS NULL OR tags @> ARRAY[$5::text])
@@ -116,7 +116,7 @@ func (s *Guides) itemsAt(ctx context.Context, hits []guides.Item) ([]guides.Item
 		ids[i] = h.ID
 	}
 	rows, err := s.db.on(ctx).Query(ctx, `SELECT `+itemColumns+`
-		FROM (SELECT `+itemSource+` FROM guides WHERE id = ANY($1::uuid[])) g
+		FROM (SELECT `+itemSource+` FROM guides WHERE id = ANY($1::uuid[]) AND `+shown+`) g
 		`+itemJoins, ids)
 	if err != nil {
 		return nil, translate(err, "guide")

@@ -24,13 +24,13 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
 			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
-			(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
+			`+photoCount+`,
 			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')
 		FROM unnest($1::bigint[]) AS t(tile)
 		LEFT JOIN guide_tiles v ON v.tile = t.tile
 		LEFT JOIN LATERAL (
 			SELECT `+itemSource+` FROM guides g
-			WHERE guide_tile(g.location) = t.tile AND coalesce(v.guides, 0) <= $2
+			WHERE guide_tile(g.location) = t.tile AND coalesce(v.guides, 0) <= $2 AND g.`+shown+`
 		) g ON true
 		`+itemJoins+`
 		ORDER BY t.tile, g.id DESC`, tiles, maxGuides)

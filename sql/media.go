@@ -38,15 +38,18 @@ func (s *Media) photoRead(ctx context.Context, fn func(context.Context) error) e
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
-	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker`
+	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker, hidden_at, coalesce(hidden_reason, '')`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
-	var processed, taken *time.Time
+	var processed, taken, hidden *time.Time
 	var lat, lng *float64
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
 		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed,
-		&taken, &lat, &lng, &m.Marker)
+		&taken, &lat, &lng, &m.Marker, &hidden, &m.HiddenReason)
+	if hidden != nil {
+		m.HiddenAt = *hidden
+	}
 	if processed != nil {
 		m.ProcessedAt = *processed
 	}

@@ -7,15 +7,23 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/guidepost/guidepost"
+
 	"github.com/guidepost/guidepost/auth"
 )
 
 func (s *Users) CreateSession(ctx context.Context, r auth.SessionRow, refreshHash []byte) error {
 	return s.db.InTx(ctx, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at) VALUES ($1, $2, $3, $4, $3)`,
+		// A suspended account gets no session (moderation suspends it and
+		// revokes those it had in one transaction).
+		tag, err := tx.Exec(ctx, `INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at)
+			SELECT $1, $2, $3, $4, $3 WHERE NOT EXISTS (SELECT 1 FROM users WHERE id = $2 AND suspended_at IS NOT NULL)`,
 			r.ID, r.UserID, r.CreatedAt, r.ExpiresAt)
 		if err != nil {
 			return translate(err, "session")
+		}
+		if tag.RowsAffected() == 0 {
+			return guidepost.Errorf(guidepost.EFORBIDDEN, "this account is suspended; write to the address GET /v1/about gives to appeal")
 		}
 		_, err = tx.Exec(ctx, `INSERT INTO refresh_tokens (hash, session_id, created_at) VALUES ($1, $2, $3)`,
 			refreshHash, r.ID, r.CreatedAt)

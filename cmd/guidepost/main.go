@@ -25,6 +25,7 @@ commands:
   migrate   apply database migrations, then exit
   dev       migrations, then the API and a worker in one process (local use)
   seed      load demo data (guidepost seed -h for flags)
+  admin     operator commands (guidepost admin for the list)
 `
 
 func main() {
@@ -67,6 +68,8 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		return dev(ctx, cfg, log)
 	case "seed":
 		return seed(ctx, cfg, log, args[1:], stdout)
+	case "admin":
+		return admin(ctx, cfg, log, args[1:], stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -23,6 +23,7 @@ import (
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/moderation"
 	"github.com/guidepost/guidepost/objstore"
 	"github.com/guidepost/guidepost/ratelimit"
 	"github.com/guidepost/guidepost/readmarks"
@@ -32,30 +33,35 @@ import (
 
 // The implementations the features consume, checked at compile time.
 var (
-	_ media.Blobs        = (*objstore.S3)(nil)
-	_ media.Store        = (*gsql.Media)(nil)
-	_ media.Keys         = (*gsql.IdempotencyKeys)(nil)
-	_ media.Queue        = (*worker.Queue)(nil)
-	_ worker.Locker      = (*gsql.Media)(nil)
-	_ api.MediaService   = (*media.Service)(nil)
-	_ guides.Store       = (*gsql.Guides)(nil)
-	_ guides.Store       = (*cache.Guides)(nil)
-	_ guides.TileSource  = (*gsql.Guides)(nil)
-	_ guides.Stamps      = (*cache.Guides)(nil)
-	_ api.GuideService   = (*guides.Service)(nil)
-	_ guides.MediaURLs   = (*media.Service)(nil)
-	_ account.Store      = (*gsql.Accounts)(nil)
-	_ account.Photos     = (*media.Service)(nil)
-	_ account.Queue      = (*worker.Queue)(nil)
-	_ api.AccountService = (*account.Service)(nil)
-	_ api.Limiter        = (*ratelimit.Redis)(nil)
-	_ auth.Limiter       = (*ratelimit.Redis)(nil)
-	_ api.UploadService  = (*media.Service)(nil)
-	_ media.Multipart    = (*objstore.S3)(nil)
-	_ media.Uploads      = (*gsql.Uploads)(nil)
-	_ media.Notifier     = (*events.Redis)(nil)
-	_ api.EventLog       = (*events.Redis)(nil)
-	_ api.ReadMarks      = (*readmarks.Redis)(nil)
+	_ media.Blobs           = (*objstore.S3)(nil)
+	_ media.Store           = (*gsql.Media)(nil)
+	_ media.Keys            = (*gsql.IdempotencyKeys)(nil)
+	_ media.Queue           = (*worker.Queue)(nil)
+	_ worker.Locker         = (*gsql.Media)(nil)
+	_ api.MediaService      = (*media.Service)(nil)
+	_ guides.Store          = (*gsql.Guides)(nil)
+	_ guides.Store          = (*cache.Guides)(nil)
+	_ guides.TileSource     = (*gsql.Guides)(nil)
+	_ guides.Stamps         = (*cache.Guides)(nil)
+	_ api.GuideService      = (*guides.Service)(nil)
+	_ guides.MediaURLs      = (*media.Service)(nil)
+	_ account.Store         = (*gsql.Accounts)(nil)
+	_ account.Photos        = (*media.Service)(nil)
+	_ account.Queue         = (*worker.Queue)(nil)
+	_ api.AccountService    = (*account.Service)(nil)
+	_ api.Limiter           = (*ratelimit.Redis)(nil)
+	_ auth.Limiter          = (*ratelimit.Redis)(nil)
+	_ api.UploadService     = (*media.Service)(nil)
+	_ media.Multipart       = (*objstore.S3)(nil)
+	_ media.Uploads         = (*gsql.Uploads)(nil)
+	_ media.Notifier        = (*events.Redis)(nil)
+	_ api.EventLog          = (*events.Redis)(nil)
+	_ moderation.Store      = (*gsql.Moderation)(nil)
+	_ moderation.Photos     = (*media.Service)(nil)
+	_ moderation.Deleter    = (*guides.Service)(nil)
+	_ moderation.Notifier   = (*events.Redis)(nil)
+	_ api.ModerationService = (*moderation.Service)(nil)
+	_ api.ReadMarks         = (*readmarks.Redis)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -185,7 +191,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 		PerRefreshToken: lim.RefreshToken,
 	})
 	deps.Limiter = limiter
-	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP}
+	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP, Report: lim.Report}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
@@ -207,9 +213,24 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 			TTL: 2*a.cfg.Replicas.MaxLag + time.Second, Registerer: a.registry, Log: a.logFor("readmarks"),
 		})
 	}
+	deps.Moderation, deps.Contact = a.moderationService(svc, mediaSvc), a.cfg.Moderation.Contact
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
 	return func() { stopFeed(); stopGuides(); users.StopSessionChecks() }
+}
+
+// moderationService acts on guides and photos through their own services,
+// so a removal is the owner's delete; the admin commands build it without
+// them (they only change roles).
+func (a *app) moderationService(guidesSvc moderation.Deleter, photos moderation.Photos) *moderation.Service {
+	var n moderation.Notifier
+	if a.redis != nil {
+		n = a.events()
+	}
+	return moderation.New(moderation.Deps{
+		Store: gsql.NewModeration(a.db), Guides: guidesSvc, Photos: photos, Notifier: n,
+		Clock: a.clock, Log: a.logFor("moderation"), Registerer: a.registry,
+	}, moderation.Config{AutoHideReports: a.cfg.Moderation.AutoHideReports})
 }
 
 // events is the process's one event log (the API and the worker of `dev`

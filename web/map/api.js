@@ -30,6 +30,13 @@ async function signedIn(call) {
   }
 }
 
+// report sends the guest's report of a guide to the moderators; a repeat
+// answers the open report already sent.
+export async function report(targetType, targetId, reason, note) {
+  const body = { target_type: targetType, target_id: targetId, reason, note };
+  return (await signedIn(() => client.call('post', '/v1/reports', { body }))).data;
+}
+
 export async function getGuide(id) {
   return (await client.call('get', '/v1/guides/{id}', { path: { id }, auth: false })).data;
 }

@@ -168,6 +168,9 @@ async function showGuide(id) {
 function renderGuide(g) {
   $('guide').hidden = false;
   $('guide').dataset.guideId = g.id;
+  $('report').hidden = true;
+  $('guide-report').hidden = false;
+  reportStatus('', false);
   $('guide-title').textContent = g.title;
   const likes = g.like_count === 1 ? '1 like' : `${g.like_count} likes`;
   $('guide-meta').textContent = `by ${g.author.display_name} · ${likes}`;
@@ -287,3 +290,32 @@ async function main() {
 
 // For the browser console and the page's tests.
 window.guidepost = { ready: main().then((map) => (window.guidepost.map = map)) };
+
+// The Report button opens a form that sends the shown guide to the
+// moderators (POST /v1/reports) as this tab's guest.
+function reportStatus(text, error) {
+  $('report-status').textContent = text;
+  $('report-status').classList.toggle('error', error);
+}
+
+$('guide-report').addEventListener('click', () => {
+  $('report').hidden = false;
+  $('guide-report').hidden = true;
+});
+
+$('report').addEventListener('submit', async (e) => {
+  e.preventDefault();
+  const id = $('guide').dataset.guideId;
+  $('report-submit').disabled = true;
+  try {
+    const r = await api.report('guide', id, $('report-reason').value, $('report-note').value.trim());
+    if ($('guide').dataset.guideId !== id) return;
+    $('report').hidden = true;
+    $('report').dataset.reportId = r.id;
+    reportStatus('Reported: thank you. A moderator will look at it.', false);
+  } catch (err) {
+    reportStatus(`Not reported: ${err.message}`, true);
+  } finally {
+    $('report-submit').disabled = false;
+  }
+});

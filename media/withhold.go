@@ -1,0 +1,71 @@
+package media
+
+import (
+	"context"
+
+	"github.com/guidepost/guidepost"
+)
+
+// withheldPrefix holds the derivatives of photos moderation hides while
+// they are served publicly (MEDIA_PUBLIC_BASE_URL): a public base serves
+// media/ to anyone who kept a URL, so the objects leave it, and come back
+// when the photo is restored. Presigned URLs need no move: none are issued
+// for a hidden photo, and those issued before expire within two
+// StableURLWindows.
+const withheldPrefix = "withheld/"
+
+func withheldKey(key string) string { return withheldPrefix + key }
+
+// withheldKeys are where Withhold puts a photo's derivatives (Purge
+// deletes them too; the orphan sweep never lists this prefix).
+func withheldKeys(id string) []string {
+	keys := derivativeKeys(id)
+	for i, k := range keys {
+		keys[i] = withheldKey(k)
+	}
+	return keys
+}
+
+// derivativeKeys are the objects a public base serves for a photo.
+func derivativeKeys(id string) []string { return []string{WebKey(id), ThumbKey(id), MarkerKey(id)} }
+
+// Withhold moves a hidden photo's public derivatives out of reach of the
+// public base. It is idempotent: a move interrupted half way is finished
+// by the next call.
+func (s *Service) Withhold(ctx context.Context, id string) error {
+	if s.cfg.PublicBase == "" {
+		return nil
+	}
+	for _, key := range derivativeKeys(id) {
+		if err := s.move(ctx, key, withheldKey(key)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release moves a restored photo's derivatives back under the public base.
+func (s *Service) Release(ctx context.Context, id string) error {
+	if s.cfg.PublicBase == "" {
+		return nil
+	}
+	for _, key := range derivativeKeys(id) {
+		if err := s.move(ctx, withheldKey(key), key); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// move copies src to dst, then deletes src; a src already moved (or a
+// marker never rendered) is success.
+func (s *Service) move(ctx context.Context, src, dst string) error {
+	err := s.deps.Blobs.Copy(ctx, src, dst)
+	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return s.deps.Blobs.Delete(ctx, src)
+}
