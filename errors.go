@@ -55,6 +55,8 @@ const (
 	FUNSUPPORTED      = "unsupported"        // a type of file or body the server does not accept
 	FINCOMPLETE       = "incomplete"         // parts of an upload are missing
 	FLIMITREACHED     = "limit_reached"      // an allowance this request would pass
+	FSELF             = "self"               // names the caller's own account where another's is wanted
+	FNOTFOUND         = "not_found"          // names nothing that exists (a user id of no account)
 )
 
 // FieldError names one bad field, so a client can point at it. Field is

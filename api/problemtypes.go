@@ -80,6 +80,8 @@ var fieldCodeDocs = map[string]string{
 	guidepost.FUNSUPPORTED:      "A type of file or body this route does not take.",
 	guidepost.FINCOMPLETE:       "Parts of an upload are missing.",
 	guidepost.FLIMITREACHED:     "An allowance this request would pass.",
+	guidepost.FSELF:             "Names your own account where another's is wanted (you cannot block yourself).",
+	guidepost.FNOTFOUND:         "Names nothing that exists: a user id of no account.",
 }
 
 // problemTitle is the title every problem of code carries.

@@ -117,9 +117,10 @@ type MineParams struct {
 // ClusterParams is a clustering request. Zoom may be fractional, as map
 // SDKs report it: the grid is the one of its whole part.
 type ClusterParams struct {
-	BBox *BBox
-	Zoom *float64
-	Tag  string
+	BBox     *BBox
+	Zoom     *float64
+	Tag      string
+	ViewerID string // "" for anonymous; a signed-in viewer's blocked authors are not counted
 }
 
 func checkTitle(f *guidepost.Fields, title string) string {

@@ -74,9 +74,15 @@ func (s *Service) GetMany(ctx context.Context, ids []string, viewerID string) (B
 	if err != nil {
 		return Batch{}, err
 	}
+	set, err := s.blocked(ctx, viewerID)
+	if err != nil {
+		return Batch{}, err
+	}
 	byID := make(map[string]Media, len(rows))
 	for _, m := range rows {
-		byID[m.ID] = m
+		if !set.Has(m.OwnerID) {
+			byID[m.ID] = m
+		}
 	}
 	b := Batch{Items: make([]View, 0, len(rows)), NotFound: []string{}}
 	for _, id := range ids {

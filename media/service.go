@@ -120,6 +120,8 @@ type Deps struct {
 	// those calls answer EUNAVAILABLE.
 	Uploads   Uploads
 	Multipart Multipart
+	// Blocks (optional) hides the photos of users a viewer blocks.
+	Blocks Blocks
 	// Log receives the feature's lines; lines logged with a request's
 	// context carry its request_id. Nil discards.
 	Log *slog.Logger
@@ -175,6 +177,13 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
 	m, err := s.deps.Store.Get(ctx, id)
 	if err != nil {
 		return View{}, err
+	}
+	set, err := s.blocked(ctx, viewerID)
+	if err != nil {
+		return View{}, err
+	}
+	if set.Has(m.OwnerID) {
+		return View{}, errHiddenPhoto
 	}
 	return s.view(ctx, m, viewerID)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/blocks"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/events"
@@ -54,6 +55,10 @@ var (
 	_ media.Uploads      = (*gsql.Uploads)(nil)
 	_ media.Notifier     = (*events.Redis)(nil)
 	_ api.EventLog       = (*events.Redis)(nil)
+	_ api.BlockService   = (*blocks.Service)(nil)
+	_ blocks.Store       = (*cache.Blocks)(nil)
+	_ guides.Blocks      = (*cache.Blocks)(nil)
+	_ media.Blocks       = (*cache.Blocks)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -176,25 +181,40 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 		PerRefreshToken: lim.RefreshToken,
 	})
 	deps.Limiter = limiter
-	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP}
+	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP,
+		Block: lim.Block}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
-	mediaSvc := a.mediaService(nil).WithUploadRate(limiter, lim.Upload)
+	blockSets, stopBlocks := a.blockSets(ctx)
+	deps.Blocks = blocks.NewService(blockSets, a.clock, lim.BlocksMax)
+	mediaSvc := a.mediaService(nil, blockSets).WithUploadRate(limiter, lim.Upload)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stopGuides := a.guideStore(ctx)
 	svc := guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
-		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")})
+		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")}).
+		WithBlocks(blockSets)
 	if stamps, ok := store.(guides.Stamps); ok { // the cache: map reads get ETags
 		svc = svc.WithStamps(stamps)
 	}
 	deps.Guides = svc
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
-	return func() { stopFeed(); stopGuides(); users.StopSessionChecks() }
+	return func() { stopFeed(); stopGuides(); stopBlocks(); users.StopSessionChecks() }
+}
+
+// blockSets is the block store behind the in-memory block sets, which
+// follow the block feed until the returned stop (which waits for it).
+func (a *app) blockSets(ctx context.Context) (*cache.Blocks, func()) {
+	store := gsql.NewBlocks(a.db)
+	c := cache.NewBlocks(store, store, cache.BlocksOptions{Registerer: a.registry, Log: a.logFor("blocks")})
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { c.Run(fctx) })
+	return c, func() { cancel(); wg.Wait() }
 }
 
 // events is the process's one event log (the API and the worker of `dev`
@@ -221,13 +241,13 @@ func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
 
 // mediaService builds the feature on the app's pools. The API and the worker
 // each build one; they share nothing in memory, only PostgreSQL, S3 and Redis.
-func (a *app) mediaService(obs media.Observer) *media.Service {
+func (a *app) mediaService(obs media.Observer, bl media.Blocks) *media.Service {
 	m := a.cfg.Media
 	return media.New(media.Deps{
 		Store: gsql.NewMedia(a.db), Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
 		Renderer: a.childRenderer(),
-		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
+		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs, Blocks: bl,
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
