@@ -160,7 +160,7 @@ type blockRecorder struct {
 	changes []string
 }
 
-func (r *blockRecorder) Synced() { r.mu.Lock(); r.synced++; r.mu.Unlock() }
+func (r *blockRecorder) Synced()    { r.mu.Lock(); r.synced++; r.mu.Unlock() }
 func (r *blockRecorder) Lost(error) {}
 func (r *blockRecorder) Changed(a, b string) {
 	r.mu.Lock()
