@@ -32,6 +32,7 @@ let session = JSON.parse(sessionStorage.getItem(KEY) || 'null');
 function keep(s) {
   const now = Date.now();
   session = {
+    user: s.user?.id || session?.user,
     token: s.access_token,
     refresh: s.refresh_token,
     expiresAt: now + s.expires_in * 1000,
@@ -94,4 +95,27 @@ export function createGuide(guide) {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(guide),
   });
+}
+
+// me is the signed-in user's id, or null before the page has a session.
+export function me() {
+  return session && Date.now() < session.refreshUntil - 30e3 ? session.user || null : null;
+}
+
+// blockedIDs lists every user the signed-in user blocks, a page at a time;
+// without a session nobody is blocked, and none is made to ask.
+export async function blockedIDs() {
+  if (!me()) return [];
+  const ids = [];
+  for (let cursor = ''; ;) {
+    const q = cursor ? `&cursor=${encodeURIComponent(cursor)}` : '';
+    const page = await authed(`/v1/me/blocks?limit=100${q}`);
+    ids.push(...page.items.map((b) => b.user.id));
+    if (!page.next_cursor) return ids;
+    cursor = page.next_cursor;
+  }
+}
+
+export function block(userID) {
+  return authed(`/v1/me/blocks/${encodeURIComponent(userID)}`, { method: 'PUT' });
 }
