@@ -152,35 +152,15 @@ const BlockListenerName = "guidepost-user-blocks"
 // WatchBlocks follows blocks on a connection of its own, reconnecting with
 // a growing pause, like WatchTiles.
 func (s *Blocks) WatchBlocks(ctx context.Context, w blocks.Watcher) error {
-	backoff := 100 * time.Millisecond
-	for {
-		err := s.watchOnce(ctx, w)
-		if ctx.Err() != nil {
-			return nil
-		}
-		w.Lost(err)
-		if !guidepost.Sleep(ctx, backoff) {
-			return nil
-		}
-		backoff = min(2*backoff, 5*time.Second)
-	}
+	return s.db.follow(ctx, BlockListenerName, "user_blocks", w.Lost, func(conn *pgx.Conn) error {
+		return watchBlocks(ctx, conn, w)
+	})
 }
 
-// watchOnce listens before it calls Synced: a block committed after the
-// LISTEN is heard, one before it is in any set read after Synced.
-func (s *Blocks) watchOnce(ctx context.Context, w blocks.Watcher) error {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	cfg := s.db.Pool.Config().ConnConfig.Copy()
-	cfg.RuntimeParams["application_name"] = BlockListenerName
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN user_blocks`); err != nil {
-		return err
-	}
+// watchBlocks is called once the connection listens, so Synced comes
+// after the LISTEN: a block committed after it is heard, one before it is
+// in any set read after Synced.
+func watchBlocks(ctx context.Context, conn *pgx.Conn, w blocks.Watcher) error {
 	w.Synced()
 	for {
 		n, err := waitForNotification(ctx, conn)
