@@ -71,10 +71,8 @@ type blockPageJSON struct {
 }
 
 func (s *Server) listBlocks(c *gin.Context) {
-	q := newQueryParams(c, "limit", "cursor")
-	limit, cursor := q.int("limit"), q.str("cursor")
-	if err := q.fields.Err(); err != nil {
-		fail(c, err)
+	limit, cursor, ok := pageQuery(c)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()

@@ -69,13 +69,8 @@ type Page struct {
 
 // List pages through blockerID's blocks, newest first.
 func (s *Service) List(ctx context.Context, blockerID string, limit *int, cursor string) (Page, error) {
-	var f guidepost.Fields
-	n := guidepost.CheckLimit(&f, "limit", limit, DefaultLimit, MaxLimit)
-	before, err := guidepost.PageAfter("cursor", cursor)
+	n, before, err := guidepost.CheckPage(limit, cursor, DefaultLimit, MaxLimit)
 	if err != nil {
-		f = append(f, guidepost.ErrorFields(err)...)
-	}
-	if err := f.Err(); err != nil {
 		return Page{}, err
 	}
 	items, err := s.store.List(ctx, blockerID, before, n+1)

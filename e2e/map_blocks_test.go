@@ -43,12 +43,7 @@ func TestMapHidesBlockedAuthors(t *testing.T) {
 	b.do("load /map over Ulleungdo", chromedp.Navigate(p.URL+"/map#15/37.4887/130.9057"))
 	waitMapIdle(b, "the map over Ulleungdo", 60*time.Second)
 	drawn("both authors' guides", map[string]bool{bad: true, kept: true})
-	type point struct{ X, Y float64 }
-	at := eval[point](b, fmt.Sprintf(`(() => {
-		const f = guidepost.map.queryRenderedFeatures({layers: ['guides']}).find((f) => f.properties.id === %q);
-		const p = guidepost.map.project(f.geometry.coordinates);
-		return {X: p.x, Y: p.y};
-	})()`, bad))
+	at := markerAt(b, bad)
 	b.do("open the guide", chromedp.MouseClickXY(at.X, at.Y))
 	pollPage[bool](b, "the panel with its block button", 20*time.Second, fmt.Sprintf(`(() => {
 		const g = document.getElementById('guide');
