@@ -158,9 +158,11 @@ func within(t *testing.T, what string, ok func() bool) {
 // (nearby, viewport, text search, clusters, the guide, the photo, a batch
 // of photos), with full pages; the blocked author can no longer like the
 // blocker's guides; an unblock puts everything back. Anonymous answers
-// never change. With Redis up, and with Redis stopped.
+// never change. With Redis up, with the map cache off, and with Redis
+// stopped.
 func TestBlocksReachEverySurfaceOnEveryProcess(t *testing.T) {
 	t.Run("redis", func(t *testing.T) { checkBlocks(t, newBlockWorld(t)) })
+	t.Run("cache off", func(t *testing.T) { checkBlocks(t, newBlockWorld(t, "GUIDES_CACHE=off")) })
 	t.Run("redis stopped", func(t *testing.T) {
 		redis := testkit.StartRedis(t)
 		w := newBlockWorld(t, "REDIS_URL="+redis.URL)
