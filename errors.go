@@ -56,7 +56,7 @@ const (
 	FINCOMPLETE       = "incomplete"         // parts of an upload are missing
 	FLIMITREACHED     = "limit_reached"      // an allowance this request would pass
 	FNOTFOUND         = "not_found"          // names nothing that exists (or nothing any more)
-	FSELF             = "self"               // names the caller, where that makes no sense
+	FSELF             = "self"               // names the caller, where another is wanted
 )
 
 // FieldError names one bad field, so a client can point at it. Field is

@@ -45,3 +45,16 @@ func CheckLimit(f *Fields, field string, v *int, def, max int) int {
 	}
 	return *v
 }
+
+// CheckPage reads a "mine" list's limit and cursor: the page size (def
+// when absent, else 1 to max) and the id the page starts below, or
+// EINVALID naming each bad one.
+func CheckPage(limit *int, cursor string, def, max int) (n int, before string, err error) {
+	var f Fields
+	n = CheckLimit(&f, "limit", limit, def, max)
+	before, err = PageAfter("cursor", cursor)
+	if err != nil {
+		f = append(f, ErrorFields(err)...)
+	}
+	return n, before, f.Err()
+}

@@ -44,6 +44,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 		t.Fatal(err)
 	}
 	goneID, gone := signup("gone@example.com")
+	targetID, _ := signup("target@example.com")
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, goneID); err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +109,13 @@ func TestAuthorisationMatrix(t *testing.T) {
 		{"PATCH /v1/me", jsonCall("PATCH", fixed("/v1/me"), fixed(`{"display_name":"renamed"}`)), row(unauth, ok, ok)},
 		{"GET /v1/me/guides", get("/v1/me/guides"), row(unauth, ok, ok)},
 		{"GET /v1/me/media", get("/v1/me/media"), row(unauth, ok, ok)},
+		{"GET /v1/me/blocks", get("/v1/me/blocks"), row(unauth, ok, ok)},
+		{"PUT /v1/me/blocks/:user_id", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "PUT", "/v1/me/blocks/" + targetID, "", nil
+		}, row(unauth, ok, ok)},
+		{"DELETE /v1/me/blocks/:user_id", func(*testing.T, string) (string, string, string, io.Reader) {
+			return "DELETE", "/v1/me/blocks/" + targetID, "", nil
+		}, row(unauth, noContent, noContent)},
 		{"GET /v1/media", get("/v1/media?ids=" + mediaID), row(ok, ok, ok)},
 		// The owner's bytes again are the same photo (200); another user's a new one (202).
 		{"POST /v1/media", func(*testing.T, string) (string, string, string, io.Reader) {

@@ -22,6 +22,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/blocks"
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/moderation"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -44,7 +45,8 @@ func newFullStack(t *testing.T) *fullStack {
 	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(testSecret), mediaSvc).WithPlaces(mediaSvc)
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}, Direct: mediaSvc,
-		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc}, moderation.Config{})})
+		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc}, moderation.Config{}),
+		Blocks:     blocks.NewService(gsql.NewBlocks(db), clock, 0)})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &fullStack{harness: &harness{t: t, srv: srv}, server: s, db: db, secret: testSecret}

@@ -370,7 +370,8 @@ type clusterJSON struct {
 
 func (s *Server) guideClusters(c *gin.Context) {
 	q := newQueryParams(c, "bbox", "zoom", "tag")
-	p := guides.ClusterParams{BBox: q.bbox("bbox"), Zoom: q.float("zoom"), Tag: q.str("tag")}
+	p := guides.ClusterParams{BBox: q.bbox("bbox"), Zoom: q.float("zoom"), Tag: q.str("tag"),
+		ViewerID: auth.UserID(c.Request.Context())}
 	if err := q.fields.Err(); err != nil {
 		fail(c, err)
 		return

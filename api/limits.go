@@ -42,6 +42,9 @@ type Rates struct {
 	// chain as fast as it can is a stream of them, which no per-token count
 	// sees. Generous, as many phones share a carrier's address.
 	Refresh guidepost.Rate
+	// Block is per account: PUT and DELETE /v1/me/blocks/{user_id}. Each
+	// drops the two users' block sets on every API process.
+	Block guidepost.Rate
 }
 
 // limit refuses a request over r with 429, counting it under the keys by

@@ -43,13 +43,12 @@ func (s *Server) patchMe(c *gin.Context) {
 }
 
 func (s *Server) myGuides(c *gin.Context) {
-	q := newQueryParams(c, "limit", "cursor")
-	ctx := c.Request.Context()
-	p := guides.MineParams{UserID: auth.UserID(ctx), Limit: q.int("limit"), Cursor: q.str("cursor")}
-	if err := q.fields.Err(); err != nil {
-		fail(c, err)
+	limit, cursor, ok := pageQuery(c)
+	if !ok {
 		return
 	}
+	ctx := c.Request.Context()
+	p := guides.MineParams{UserID: auth.UserID(ctx), Limit: limit, Cursor: cursor}
 	page, err := s.deps.Guides.Mine(ctx, p)
 	if err != nil {
 		fail(c, err)
@@ -66,11 +65,21 @@ type mediaPageJSON struct {
 	NextCursor *string     `json:"next_cursor"`
 }
 
-func (s *Server) myMedia(c *gin.Context) {
+// pageQuery reads the query of a "mine" list (limit, cursor); ok false
+// when it has answered 400.
+func pageQuery(c *gin.Context) (limit *int, cursor string, ok bool) {
 	q := newQueryParams(c, "limit", "cursor")
-	limit, cursor := q.int("limit"), q.str("cursor")
+	limit, cursor = q.int("limit"), q.str("cursor")
 	if err := q.fields.Err(); err != nil {
 		fail(c, err)
+		return nil, "", false
+	}
+	return limit, cursor, true
+}
+
+func (s *Server) myMedia(c *gin.Context) {
+	limit, cursor, ok := pageQuery(c)
+	if !ok {
 		return
 	}
 	ctx := c.Request.Context()

@@ -80,8 +80,8 @@ var fieldCodeDocs = map[string]string{
 	guidepost.FUNSUPPORTED:      "A type of file or body this route does not take.",
 	guidepost.FINCOMPLETE:       "Parts of an upload are missing.",
 	guidepost.FLIMITREACHED:     "An allowance this request would pass.",
-	guidepost.FNOTFOUND:         "Names nothing that exists, or nothing any more.",
-	guidepost.FSELF:             "Names the caller, where that makes no sense (reporting yourself).",
+	guidepost.FNOTFOUND:         "Names nothing that exists, or nothing any more (a user id of no account, a deleted guide).",
+	guidepost.FSELF:             "Names the caller where another is wanted (reporting or blocking yourself).",
 }
 
 // problemTitle is the title every problem of code carries.

@@ -28,6 +28,7 @@ type Deps struct {
 	Media    MediaService
 	Direct   UploadService // direct uploads to S3
 	Guides   GuideService
+	Blocks   BlockService // /v1/me/blocks; nil answers 503
 	Checks   []Check
 	Clock    guidepost.Clock
 	// MetricsElsewhere leaves /metrics off this router: main serves it on
@@ -157,6 +158,7 @@ func (s *Server) routes() {
 	s.guideRoutes(v1)
 	s.tileRoutes(v1)
 	s.meRoutes(v1)
+	s.blockRoutes(v1)
 	s.eventRoutes(v1)
 	s.moderationRoutes(v1)
 	v1.GET("/about", s.about)

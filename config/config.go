@@ -131,6 +131,8 @@ type Limits struct {
 	RefreshIP      guidepost.Rate // RATE_REFRESH_PER_IP
 	QuotaPhotos    int64          // QUOTA_PHOTOS: photos one account may store
 	QuotaBytes     int64          // QUOTA_BYTES: bytes of originals one account may store
+	Block          guidepost.Rate // RATE_BLOCKS_PER_USER: blocks and unblocks
+	BlocksMax      int            // BLOCKS_MAX: users one account may block
 }
 
 // MetricsPublic, as METRICS_ADDR, serves the API's /metrics on HTTP_ADDR
@@ -229,6 +231,8 @@ func Parse(getenv func(string) string) (Config, error) {
 			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", "refresh_ip", "1200/1m"),
 			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
 			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
+			Block:          e.rate("RATE_BLOCKS_PER_USER", "block", "300/1h"),
+			BlocksMax:      e.integer("BLOCKS_MAX", 1000, 1),
 		},
 		Moderation: Moderation{
 			AutoHideReports: e.integer("MODERATION_AUTO_HIDE_REPORTS", 5, 0),

@@ -297,21 +297,11 @@ func TestGuidesFreshAcrossProcesses(t *testing.T) {
 	if code, raw := a.call("POST", "/v1/guides", token, map[string]any{"title": "Fresh", "lat": lat, "lng": lng}, &g); code != 201 {
 		t.Fatalf("create: %d %s", code, raw)
 	}
-	wait := func(what string, ok func() bool) {
-		start := time.Now()
-		for !ok() {
-			if time.Since(start) > time.Second {
-				t.Fatalf("%s: not within 1 s", what)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Logf("%s after %s", what, time.Since(start).Round(time.Millisecond))
-	}
-	wait("created guide seen by the other process", func() bool { n, v, c := sees(b, g.ID); return n && v && c })
+	within(t, "created guide seen by the other process", func() bool { n, v, c := sees(b, g.ID); return n && v && c })
 	if code, raw := a.call("DELETE", "/v1/guides/"+g.ID, token, nil, nil); code != 204 {
 		t.Fatalf("delete: %d %s", code, raw)
 	}
-	wait("deleted guide gone from the other process", func() bool { n, v, c := sees(b, g.ID); return !n && !v && !c })
+	within(t, "deleted guide gone from the other process", func() bool { n, v, c := sees(b, g.ID); return !n && !v && !c })
 }
 
 // Redis stopped: nearby still answers, and answers what the database does.

@@ -245,12 +245,7 @@ func pinGuide(b *browser) string {
 func openGuide(b *browser, id string) {
 	b.t.Helper()
 	b.do("close the guide panel", chromedp.Click("#guide-close"))
-	type point struct{ X, Y float64 }
-	at := eval[point](b, fmt.Sprintf(`(() => {
-		const f = guidepost.map.queryRenderedFeatures({layers: ['guides']}).find((f) => f.properties.id === %q);
-		const p = guidepost.map.project(f.geometry.coordinates);
-		return {X: p.x, Y: p.y};
-	})()`, id))
+	at := markerAt(b, id)
 	b.do("click the pinned guide", chromedp.MouseClickXY(at.X, at.Y))
 	pollPage[bool](b, "the guide's photo: placeholder, then thumbnail", 20*time.Second, fmt.Sprintf(`(() => {
 		const g = document.getElementById('guide');
@@ -258,6 +253,18 @@ func openGuide(b *browser, id string) {
 		const ph = g.querySelector('.photo'), img = ph && ph.querySelector('img');
 		return !!img && ph.style.backgroundImage.startsWith('url("data:image/png') &&
 			img.complete && img.naturalWidth > 0 && img.classList.contains('loaded');
+	})()`, id))
+}
+
+type point struct{ X, Y float64 }
+
+// markerAt is where on the page guide id's marker is drawn.
+func markerAt(b *browser, id string) point {
+	b.t.Helper()
+	return eval[point](b, fmt.Sprintf(`(() => {
+		const f = guidepost.map.queryRenderedFeatures({layers: ['guides']}).find((f) => f.properties.id === %q);
+		const p = guidepost.map.project(f.geometry.coordinates);
+		return {X: p.x, Y: p.y};
 	})()`, id))
 }
 

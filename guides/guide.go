@@ -214,6 +214,11 @@ type Store interface {
 	// their own like or unlike at once.
 	ViewerStates(ctx context.Context, viewerID string, ids []string) (map[string]LikeState, error)
 	Clusters(ctx context.Context, q ClusterQuery) ([]Cluster, error)
+	// AuthorsIn reports whether any of authors has a guide in the tiles q
+	// counts (ClusterQuery.Tiles), of q's tag when it has one.
+	AuthorsIn(ctx context.Context, authors []string, q ClusterQuery) (bool, error)
+	// ClustersWithout is Clusters as if authors had no guides.
+	ClustersWithout(ctx context.Context, q ClusterQuery, authors []string) ([]Cluster, error)
 	// VectorTile encodes q's clusters as a Mapbox vector tile (see
 	// VectorTileQuery); nil when the tile holds nothing.
 	VectorTile(ctx context.Context, q VectorTileQuery) ([]byte, error)

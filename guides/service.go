@@ -23,6 +23,7 @@ type Service struct {
 	places Places              // optional: location_from_media_id
 	keys   *idempotency.Keeper // optional: Idempotency-Key on CreateOnce
 	stamps Stamps              // optional: versions of map reads
+	blocks Blocks              // optional: a blocker's answers leave out whom they block
 }
 
 // NewService wires the use cases. cursorKey signs nearby cursors (see
@@ -72,6 +73,11 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 	g, err := s.store.Guide(ctx, id, viewerID)
 	if err != nil {
 		return Guide{}, err
+	}
+	if set, err := s.blocked(ctx, viewerID); err != nil {
+		return Guide{}, err
+	} else if set.Has(g.Author.ID) {
+		return Guide{}, errHidden
 	}
 	for i := range g.Media {
 		m := &g.Media[i]
@@ -164,6 +170,9 @@ func (s *Service) Delete(ctx context.Context, id, userID string) error {
 
 // Like records userID's like; a repeat is a success that changes nothing.
 func (s *Service) Like(ctx context.Context, id, userID string) (LikeState, error) {
+	if err := s.mayLike(ctx, id, userID); err != nil {
+		return LikeState{}, err
+	}
 	return s.store.Like(ctx, id, userID, s.now())
 }
 
@@ -180,9 +189,13 @@ func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error
 	if err != nil {
 		return NearbyPage{}, err
 	}
+	set, err := s.blocked(ctx, p.ViewerID)
+	if err != nil {
+		return NearbyPage{}, err
+	}
 	limit := q.Limit
 	q.Limit++ // one more tells whether there is a next page
-	items, err := s.store.Nearby(ctx, q)
+	items, err := s.nearbyVisible(ctx, q, set)
 	if err != nil {
 		return NearbyPage{}, err
 	}
@@ -207,7 +220,11 @@ func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
 	if err != nil {
 		return BBoxPage{}, err
 	}
-	items, truncated, err := s.store.InBBox(ctx, q)
+	set, err := s.blocked(ctx, p.ViewerID)
+	if err != nil {
+		return BBoxPage{}, err
+	}
+	items, truncated, err := s.bboxVisible(ctx, q, set)
 	if err != nil {
 		return BBoxPage{}, err
 	}
@@ -257,7 +274,11 @@ func (s *Service) Clusters(ctx context.Context, p ClusterParams) ([]Cluster, err
 	if err != nil {
 		return nil, err
 	}
-	clusters, err := s.store.Clusters(ctx, q)
+	set, err := s.blocked(ctx, p.ViewerID)
+	if err != nil {
+		return nil, err
+	}
+	clusters, err := s.clustersVisible(ctx, q, set)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,12 @@ func (f *fakeStore) InBBox(context.Context, guides.BBoxQuery) ([]guides.Item, bo
 func (f *fakeStore) Clusters(context.Context, guides.ClusterQuery) ([]guides.Cluster, error) {
 	return nil, nil
 }
+func (f *fakeStore) AuthorsIn(context.Context, []string, guides.ClusterQuery) (bool, error) {
+	return false, nil
+}
+func (f *fakeStore) ClustersWithout(context.Context, guides.ClusterQuery, []string) ([]guides.Cluster, error) {
+	return nil, nil
+}
 func (f *fakeStore) VectorTile(context.Context, guides.VectorTileQuery) ([]byte, error) {
 	return nil, nil
 }

@@ -117,9 +117,10 @@ type MineParams struct {
 // ClusterParams is a clustering request. Zoom may be fractional, as map
 // SDKs report it: the grid is the one of its whole part.
 type ClusterParams struct {
-	BBox *BBox
-	Zoom *float64
-	Tag  string
+	BBox     *BBox
+	Zoom     *float64
+	Tag      string
+	ViewerID string // "" for anonymous; a signed-in viewer's blocked authors are not counted
 }
 
 func checkTitle(f *guidepost.Fields, title string) string {
@@ -451,13 +452,8 @@ func (p BBoxParams) query(signer cursorSigner, now time.Time) (BBoxQuery, []byte
 
 // query validates p.
 func (p MineParams) query() (MineQuery, error) {
-	var f guidepost.Fields
-	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultMineLimit, MaxMineLimit)
-	before, err := guidepost.PageAfter("cursor", p.Cursor)
+	limit, before, err := guidepost.CheckPage(p.Limit, p.Cursor, DefaultMineLimit, MaxMineLimit)
 	if err != nil {
-		f = append(f, guidepost.ErrorFields(err)...)
-	}
-	if err := f.Err(); err != nil {
 		return MineQuery{}, err
 	}
 	return MineQuery{AuthorID: p.UserID, Limit: limit, Before: before}, nil

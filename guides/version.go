@@ -34,7 +34,8 @@ func (s *Service) WithStamps(st Stamps) *Service {
 // "" means none can be given (no stamps, or the cache is not following).
 // Computing one reads nothing but memory. A list asked by a signed-in
 // caller has none: its liked_by_me and like counts are read for the caller,
-// and no tile version follows one person's likes.
+// and no tile version follows one person's likes. A clustering asked by
+// a blocker is named by whom they block, as its counts leave them out.
 
 // NearbyVersion validates p and names the version of its answer.
 func (s *Service) NearbyVersion(p NearbyParams) (string, error) {
@@ -66,8 +67,16 @@ func (s *Service) ClustersVersion(p ClusterParams) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	viewer, ok := s.viewerVersion(p.ViewerID)
+	if !ok {
+		return "", nil
+	}
 	b := q.BBox
-	return s.version(clusterTiles(q), false, "clusters", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Zoom, q.Tag), nil
+	parts := []any{"clusters", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Zoom, q.Tag}
+	if viewer != "" {
+		parts = append(parts, viewer)
+	}
+	return s.version(clusterTiles(q), false, parts...), nil
 }
 
 // VectorTileVersion validates p and names the version of its tile.
@@ -85,8 +94,9 @@ func clusterTiles(q ClusterQuery) [4]int64 {
 }
 
 // answerFormat changes whenever answers are encoded differently, so that
-// no client keeps an old encoding under a version the new one shares.
-const answerFormat = "1"
+// no client keeps an old encoding under a version the new one shares (2:
+// the guides layer of vector tiles carries author_id).
+const answerFormat = "2"
 
 func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
 	if s.stamps == nil {

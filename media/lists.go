@@ -29,13 +29,8 @@ type MinePage struct {
 // Mine pages through ownerID's photos, newest first; cursor is the
 // previous page's NextCursor.
 func (s *Service) Mine(ctx context.Context, ownerID string, limit *int, cursor string) (MinePage, error) {
-	var f guidepost.Fields
-	n := guidepost.CheckLimit(&f, "limit", limit, DefaultMineLimit, MaxMineLimit)
-	before, err := guidepost.PageAfter("cursor", cursor)
+	n, before, err := guidepost.CheckPage(limit, cursor, DefaultMineLimit, MaxMineLimit)
 	if err != nil {
-		f = append(f, guidepost.ErrorFields(err)...)
-	}
-	if err := f.Err(); err != nil {
 		return MinePage{}, err
 	}
 	rows, err := s.deps.Store.ByOwner(ctx, ownerID, before, n+1)
@@ -74,9 +69,15 @@ func (s *Service) GetMany(ctx context.Context, ids []string, viewerID string) (B
 	if err != nil {
 		return Batch{}, err
 	}
+	set, err := s.blocked(ctx, viewerID)
+	if err != nil {
+		return Batch{}, err
+	}
 	byID := make(map[string]Media, len(rows))
 	for _, m := range rows {
-		byID[m.ID] = m
+		if !set.Has(m.OwnerID) {
+			byID[m.ID] = m
+		}
 	}
 	b := Batch{Items: make([]View, 0, len(rows)), NotFound: []string{}}
 	for _, id := range ids {

@@ -120,6 +120,8 @@ type Deps struct {
 	// those calls answer EUNAVAILABLE.
 	Uploads   Uploads
 	Multipart Multipart
+	// Blocks (optional) hides the photos of users a viewer blocks.
+	Blocks Blocks
 	// Log receives the feature's lines; lines logged with a request's
 	// context carry its request_id. Nil discards.
 	Log *slog.Logger
@@ -178,6 +180,13 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
 	}
 	if !visibleTo(m, viewerID) {
 		return View{}, errHidden
+	}
+	set, err := s.blocked(ctx, viewerID)
+	if err != nil {
+		return View{}, err
+	}
+	if set.Has(m.OwnerID) {
+		return View{}, errHiddenPhoto
 	}
 	return s.view(ctx, m, viewerID)
 }

@@ -16,16 +16,22 @@ import (
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
 // transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
 // 10^6 guides. Finer zooms group the guides themselves.
-func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
+//
+// authors (nil: none) are left out, as for a viewer who blocked them: up
+// to zoom 13 the tiles that hold one of their guides are summed from their
+// other guides instead of from their tile rows: the blocked authors'
+// guides are few, so those tiles are few, and every other tile's row stays
+// exact.
+func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, authors []string) ([]guides.Cluster, error) {
 	var cells string
 	var args []any
 	if q.Zoom <= guides.MaxTileClusterZoom {
-		cells, args = tileCells(q)
+		cells, args = tileCells(q, authors)
 	} else {
 		if err := s.checkClusterScan(ctx, q); err != nil {
 			return nil, err
 		}
-		cells, args = guideCells(q)
+		cells, args = guideCells(q, authors)
 	}
 	var rows pgx.Rows
 	var err error
@@ -103,8 +109,9 @@ func withTop(q guides.ClusterQuery, sums, cr, cc, where string) string {
 	)`
 }
 
-// tileCells adds up per-tile sums, of one tag's guides when q has one.
-func tileCells(q guides.ClusterQuery) (string, []any) {
+// tileCells adds up per-tile sums, of one tag's guides when q has one,
+// leaving out the guides of authors (see ClustersWithout).
+func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	r0, r1, c0, c1 := q.Tiles()
 	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
 	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
@@ -113,12 +120,32 @@ func tileCells(q guides.ClusterQuery) (string, []any) {
 		args = append(args, q.Tag)
 		from, liked = `guide_tile_tags WHERE tag = $6 AND`, ` AND g.tags @> ARRAY[$6::text]`
 	}
-	sums := `sums AS (
+	tiles := `SELECT tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest
+		FROM ` + from + ` tile ` + fmt.Sprintf(inRange, "tile")
+	var hit string
+	if len(authors) > 0 {
+		args = append(args, authors)
+		x := "$" + strconv.Itoa(len(args))
+		hit = `hit AS (
+			SELECT DISTINCT guide_tile(g.location) AS tile FROM guides g
+			WHERE g.author_id = ANY(` + x + `::uuid[]) AND guide_tile(g.location) ` + fmt.Sprintf(inRange, "guide_tile(g.location)") + liked + `
+		), `
+		liked += ` AND g.author_id <> ALL(` + x + `::uuid[])`
+		tiles += ` AND tile NOT IN (SELECT tile FROM hit)
+		UNION ALL
+		SELECT guide_tile(g.location), count(*)::int, sum(round(ST_Y(g.location::geometry) * 1e7))::bigint,
+		       sum(round(ST_X(g.location::geometry) * 1e7))::bigint,
+		       min(ST_Y(g.location::geometry)), min(ST_X(g.location::geometry)),
+		       max(ST_Y(g.location::geometry)), max(ST_X(g.location::geometry)), max(g.id::text)::uuid
+		FROM guides g WHERE guide_tile(g.location) IN (SELECT tile FROM hit)` + liked + `
+		GROUP BY 1`
+	}
+	sums := hit + `sums AS (
 		SELECT (tile / 40000) >> $5 AS cr, (tile % 40000) >> $5 AS cc, sum(guides)::bigint AS n,
 		       sum(sum_lat_e7)::float8 / sum(guides) / 1e7 AS lat, sum(sum_lng_e7)::float8 / sum(guides) / 1e7 AS lng,
 		       min(min_lat) AS min_lat, min(min_lng) AS min_lng, max(max_lat) AS max_lat, max(max_lng) AS max_lng,
 		       max(newest::text)::uuid AS newest
-		FROM ` + from + ` tile ` + fmt.Sprintf(inRange, "tile") + `
+		FROM (` + tiles + `) t
 		GROUP BY 1, 2
 	)`
 	return withTop(q, sums, `(guide_tile(g.location) / 40000) >> $5`, `(guide_tile(g.location) % 40000) >> $5`,
@@ -129,7 +156,7 @@ func tileCells(q guides.ClusterQuery) (string, []any) {
 // than a tile). The envelope (edges included) finds candidates by the
 // planar index; the cell numbers decide exactly which cells they belong
 // to.
-func guideCells(q guides.ClusterQuery) (string, []any) {
+func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	r0, r1, c0, c1 := cellRange(q)
 	f := guides.ClusterCellsPerDegree(q.Zoom)
 	fs := strconv.FormatFloat(f, 'g', -1, 64)
@@ -141,7 +168,8 @@ func guideCells(q guides.ClusterQuery) (string, []any) {
 	}
 	where := `g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
 		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text]) AND g.` + shown + `
-		  AND ` + cr + ` BETWEEN $6 AND $7 AND ` + cc + ` BETWEEN $8 AND $9`
+		  AND ` + cr + ` BETWEEN $6 AND $7 AND ` + cc + ` BETWEEN $8 AND $9
+		  AND g.author_id <> ALL($10::uuid[])`
 	sums := `sums AS (
 		SELECT ` + cr + ` AS cr, ` + cc + ` AS cc, count(*) AS n,
 		       avg(ST_Y(g.location::geometry)) AS lat, avg(ST_X(g.location::geometry)) AS lng,
@@ -152,7 +180,10 @@ func guideCells(q guides.ClusterQuery) (string, []any) {
 		WHERE ` + where + `
 		GROUP BY 1, 2
 	)`
-	return withTop(q, sums, cr, cc, where), []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1}
+	if authors == nil {
+		authors = []string{}
+	}
+	return withTop(q, sums, cr, cc, where), []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1, authors}
 }
 
 // checkClusterScan refuses a fine-zoom clustering whose viewport holds
@@ -174,4 +205,23 @@ func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) er
 			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)))
 	}
 	return nil
+}
+
+// AuthorsIn looks for a guide of authors in q's tiles by the index on
+// author_id: a blocker's blocked authors have few guides beside a map's.
+func (s *Guides) AuthorsIn(ctx context.Context, authors []string, q guides.ClusterQuery) (bool, error) {
+	if len(authors) == 0 {
+		return false, nil
+	}
+	r0, r1, c0, c1 := q.Tiles()
+	var tag *string
+	if q.Tag != "" {
+		tag = &q.Tag
+	}
+	var yes bool
+	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM guides g
+		WHERE g.author_id = ANY($1::uuid[])
+		  AND guide_tile(g.location) BETWEEN $2 * 40000 AND $3 * 40000 + 39999 AND guide_tile(g.location) % 40000 BETWEEN $4 AND $5
+		  AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text]))`, authors, r0, r1, c0, c1, tag).Scan(&yes)
+	return yes, translate(err, "guide")
 }

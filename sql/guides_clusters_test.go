@@ -114,36 +114,46 @@ func wantClusters(all []likedGuide, b guides.BBox, zoom int, tag string) map[cel
 // Every cluster, from per-tile sums or from the guides, with or without a
 // tag: the count, the exact bounds, the single guide, and the most-liked
 // guide (ties: the newest) are what a brute-force grouping finds.
+// clusterCases are clusterings from per-tile sums and from the guides,
+// with and without a tag.
+var clusterCases = []struct {
+	zoom int
+	bbox guides.BBox
+	tag  string
+}{
+	{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, ""},
+	{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, "cafe"},
+	{9, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, ""},
+	{11, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, "food"},
+	{13, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, ""},
+	{16, guides.BBox{MinLng: 126.95, MinLat: 37.55, MaxLng: 127.0, MaxLat: 37.58}, ""},
+	{15, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, "food"},
+}
+
 func TestClustersAreExact(t *testing.T) {
 	ctx := context.Background()
 	_, store, all := clusterWorld(t, 4000)
-	for _, tc := range []struct {
-		zoom int
-		bbox guides.BBox
-		tag  string
-	}{
-		{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, ""},
-		{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, "cafe"},
-		{9, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, ""},
-		{11, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, "food"},
-		{13, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, ""},
-		{16, guides.BBox{MinLng: 126.95, MinLat: 37.55, MaxLng: 127.0, MaxLat: 37.58}, ""},
-		{15, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, "food"},
-	} {
+	for _, tc := range clusterCases {
 		want := wantClusters(all, tc.bbox, tc.zoom, tc.tag)
 		for _, withTop := range []bool{false, true} {
 			got, err := store.Clusters(ctx, guides.ClusterQuery{BBox: tc.bbox, Zoom: tc.zoom, Tag: tc.tag, WithTop: withTop})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(want) {
-				t.Errorf("zoom %d tag %q: %d clusters, want %d", tc.zoom, tc.tag, len(got), len(want))
-			}
-			for _, cl := range got {
-				r, c := guides.ClusterCell(cl.Bounds.MinLat, cl.Bounds.MinLng, tc.zoom)
-				checkCluster(t, cl, want[cellKey{r, c}], withTop)
-			}
+			checkClustering(t, got, want, tc.zoom, tc.tag, withTop)
 		}
+	}
+}
+
+// checkClustering checks every cluster against the guides of its cell.
+func checkClustering(t *testing.T, got []guides.Cluster, want map[cellKey][]likedGuide, zoom int, tag string, withTop bool) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Errorf("zoom %d tag %q: %d clusters, want %d", zoom, tag, len(got), len(want))
+	}
+	for _, cl := range got {
+		r, c := guides.ClusterCell(cl.Bounds.MinLat, cl.Bounds.MinLng, zoom)
+		checkCluster(t, cl, want[cellKey{r, c}], withTop)
 	}
 }
 

@@ -11,15 +11,17 @@ import (
 // layer "guides", the others in layer "clusters". ST_AsMVTGeom drops the
 // points outside the tile and its buffer. Two layers are two protobuf
 // messages of the same repeated field, so their bytes concatenate into one
-// tile. Properties that are NULL are left out of a feature.
+// tile. Properties that are NULL are left out of a feature. A guide
+// carries its author_id, so that a client hides the authors its user
+// blocks from the shared, anonymous tile (README: Blocking users).
 const mvtSQL = `WITH f AS (
 	SELECT ST_AsMVTGeom(ST_Transform(ST_SetSRID(ST_MakePoint(c.lng, c.lat), 4326), 3857),
 	                    ST_TileEnvelope($1, $2, $3), $12, $13, true) AS geom, c.*
-	FROM unnest($4::float8[], $5::float8[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::bigint[], $11::text[], $14::text[])
-		AS c(lat, lng, n, zoom, id, title, likes, thumbhash, tags)
+	FROM unnest($4::float8[], $5::float8[], $6::bigint[], $7::int[], $8::text[], $9::text[], $10::bigint[], $11::text[], $14::text[], $15::text[])
+		AS c(lat, lng, n, zoom, id, title, likes, thumbhash, tags, author)
 )
 SELECT coalesce((SELECT ST_AsMVT(g, 'guides', $12, 'geom') FROM (
-		SELECT geom, id, title, likes AS like_count, NULLIF(thumbhash, '') AS thumbhash, tags
+		SELECT geom, id, author AS author_id, title, likes AS like_count, NULLIF(thumbhash, '') AS thumbhash, tags
 		FROM f WHERE n = 1 AND geom IS NOT NULL) g), '')
     || coalesce((SELECT ST_AsMVT(k, 'clusters', $12, 'geom') FROM (
 		SELECT geom, n AS count, NULLIF(zoom, 0) AS expansion_zoom, id AS top_guide_id, NULLIF(thumbhash, '') AS top_thumbhash
@@ -36,9 +38,10 @@ func (s *Guides) readVectorTile(ctx context.Context, q guides.VectorTileQuery) (
 	lat, lng := make([]float64, n), make([]float64, n)
 	count, zoom, likes := make([]int64, n), make([]int32, n), make([]int64, n)
 	id, title, thumbhash, tags := make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	author := make([]string, n)
 	for i, c := range clusters {
 		lat[i], lng[i], count[i], likes[i] = c.Lat, c.Lng, c.Count, c.Top.LikeCount
-		id[i], title[i], thumbhash[i] = c.Top.ID, c.Top.Title, c.Top.Cover.ThumbHash
+		id[i], title[i], thumbhash[i], author[i] = c.Top.ID, c.Top.Title, c.Top.Cover.ThumbHash, c.Top.Author.ID
 		if c.Count > 1 {
 			zoom[i] = int32(guides.ExpansionZoom(c.Bounds, q.Z))
 		}
@@ -51,7 +54,7 @@ func (s *Guides) readVectorTile(ctx context.Context, q guides.VectorTileQuery) (
 	}
 	var tile []byte
 	err = s.db.on(ctx).QueryRow(ctx, mvtSQL, q.Z, q.X, q.Y, lat, lng, count, zoom, id, title, likes, thumbhash,
-		guides.TileExtent, guides.TileBuffer, tags).Scan(&tile)
+		guides.TileExtent, guides.TileBuffer, tags, author).Scan(&tile)
 	if err != nil {
 		return nil, translate(err, "guide")
 	}

@@ -128,7 +128,8 @@ func checkTile(t *testing.T, store *gsql.Guides, q guides.VectorTileQuery, star 
 		if q.Tag != "" && !slices.Contains(tags, q.Tag) {
 			t.Errorf("%s: a guide without the tag: %v", name(), tags)
 		}
-		if f.str("title") != c.Top.Title || f.num("like_count") != float64(c.Top.LikeCount) || f.str("thumbhash") != c.Top.Cover.ThumbHash {
+		if f.str("title") != c.Top.Title || f.num("like_count") != float64(c.Top.LikeCount) || f.str("thumbhash") != c.Top.Cover.ThumbHash ||
+			f.str("author_id") != c.Top.Author.ID || c.Top.Author.ID == "" {
 			t.Errorf("%s: guide %v, want %+v", name(), f.props, c.Top)
 		}
 		f.near(t, q, c)

@@ -28,7 +28,13 @@ func (s *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) (items []guides
 }
 
 func (s *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) (out []guides.Cluster, err error) {
-	err = s.db.mapRead(ctx, func(ctx context.Context) error { out, err = s.readClusters(ctx, q); return err })
+	err = s.db.mapRead(ctx, func(ctx context.Context) error { out, err = s.readClusters(ctx, q, nil); return err })
+	return out, err
+}
+
+// ClustersWithout is Clusters without the guides of authors.
+func (s *Guides) ClustersWithout(ctx context.Context, q guides.ClusterQuery, authors []string) (out []guides.Cluster, err error) {
+	err = s.db.mapRead(ctx, func(ctx context.Context) error { out, err = s.readClusters(ctx, q, authors); return err })
 	return out, err
 }
 

@@ -105,37 +105,14 @@ const watchPing = 5 * time.Second
 // would be handed to others): LISTEN first, then read every version, then
 // apply notifications, so nothing falls between the two.
 func (s *Guides) WatchTiles(ctx context.Context, w guides.TileWatcher) error {
-	backoff := 100 * time.Millisecond
-	for {
-		err := s.watchOnce(ctx, w)
-		if ctx.Err() != nil {
-			return nil
-		}
-		w.Lost(err)
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-time.After(backoff):
-		}
-		if backoff < 5*time.Second {
-			backoff *= 2
-		}
-	}
+	return s.db.follow(ctx, TileListenerName, "guide_tiles", w.Lost, func(conn *pgx.Conn) error {
+		return s.watchTiles(ctx, conn, w)
+	})
 }
 
-func (s *Guides) watchOnce(ctx context.Context, w guides.TileWatcher) error {
-	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	cfg := s.db.Pool.Config().ConnConfig.Copy()
-	cfg.RuntimeParams["application_name"] = TileListenerName
-	conn, err := pgx.ConnectConfig(cctx, cfg)
-	cancel()
-	if err != nil {
-		return err
-	}
-	defer conn.Close(context.Background())
-	if _, err := conn.Exec(ctx, `LISTEN guide_tiles`); err != nil {
-		return err
-	}
+// watchTiles syncs w, then applies notifications until the connection
+// fails; with replicas, marks learn each version's position.
+func (s *Guides) watchTiles(ctx context.Context, conn *pgx.Conn, w guides.TileWatcher) error {
 	marks := s.db.tileMarks()
 	if err := syncTiles(ctx, conn, w, marks); err != nil {
 		return err

@@ -29,7 +29,7 @@ func seedDemoPhotos(ctx context.Context, cfg config.Config, ownerID string, stdo
 		return err
 	}
 	defer a.Close()
-	mediaSvc := a.mediaService(nil, false)
+	mediaSvc := a.mediaService(nil, nil, false)
 	guideSvc := guides.NewService(gsql.NewGuides(a.db), a.clock, guides.CursorKey(cfg.JWTSecret), mediaSvc)
 	ids, err := gsql.DemoGuideIDs(ctx, a.db, ownerID, demoPhotoCount)
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/blocks"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/events"
@@ -62,6 +63,10 @@ var (
 	_ moderation.Notifier   = (*events.Redis)(nil)
 	_ api.ModerationService = (*moderation.Service)(nil)
 	_ api.ReadMarks         = (*readmarks.Redis)(nil)
+	_ api.BlockService      = (*blocks.Service)(nil)
+	_ blocks.Store          = (*cache.Blocks)(nil)
+	_ guides.Blocks         = (*cache.Blocks)(nil)
+	_ media.Blocks          = (*cache.Blocks)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -191,18 +196,22 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 		PerRefreshToken: lim.RefreshToken,
 	})
 	deps.Limiter = limiter
-	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP, Report: lim.Report}
+	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP,
+		Report: lim.Report, Block: lim.Block}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
-	mediaSvc := a.mediaService(nil, true).WithUploadRate(limiter, lim.Upload)
+	blockSets, stopBlocks := a.blockSets(ctx)
+	deps.Blocks = blocks.NewService(blockSets, a.clock, lim.BlocksMax)
+	mediaSvc := a.mediaService(nil, blockSets, true).WithUploadRate(limiter, lim.Upload)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stopGuides := a.guideStore(ctx)
 	svc := guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
-		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")})
+		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")}).
+		WithBlocks(blockSets)
 	if stamps, ok := store.(guides.Stamps); ok { // the cache: map reads get ETags
 		svc = svc.WithStamps(stamps)
 	}
@@ -216,7 +225,18 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Moderation, deps.Contact = a.moderationService(svc, mediaSvc), a.cfg.Moderation.Contact
 	var stopFeed func()
 	deps.Events, stopFeed = a.eventStreams(ctx)
-	return func() { stopFeed(); stopGuides(); users.StopSessionChecks() }
+	return func() { stopFeed(); stopGuides(); stopBlocks(); users.StopSessionChecks() }
+}
+
+// blockSets is the block store behind the in-memory block sets, which
+// follow the block feed until the returned stop (which waits for it).
+func (a *app) blockSets(ctx context.Context) (*cache.Blocks, func()) {
+	store := gsql.NewBlocks(a.db)
+	c := cache.NewBlocks(store, store, cache.BlocksOptions{Registerer: a.registry, Log: a.logFor("blocks")})
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() { c.Run(fctx) })
+	return c, func() { cancel(); wg.Wait() }
 }
 
 // moderationService acts on guides and photos through their own services,
@@ -259,7 +279,7 @@ func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
 // each build one; they share nothing in memory, only PostgreSQL, S3 and Redis.
 // The API's reads photos on replicas (onReplicas); the worker's on the
 // primary, which has every photo it is handed.
-func (a *app) mediaService(obs media.Observer, onReplicas bool) *media.Service {
+func (a *app) mediaService(obs media.Observer, bl media.Blocks, onReplicas bool) *media.Service {
 	m := a.cfg.Media
 	store := gsql.NewMedia(a.db)
 	if onReplicas {
@@ -269,7 +289,7 @@ func (a *app) mediaService(obs media.Observer, onReplicas bool) *media.Service {
 		Store: store, Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
 		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
 		Renderer: a.childRenderer(),
-		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
+		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs, Blocks: bl,
 	}, media.Config{
 		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,

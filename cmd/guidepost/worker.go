@@ -20,7 +20,7 @@ import (
 func (a *app) runWorker(ctx context.Context) error {
 	metrics := worker.NewMetrics(a.registry)
 	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
-	svc := a.mediaService(metrics, false)
+	svc := a.mediaService(metrics, nil, false)
 	m := a.cfg.Media
 	accounts := a.accountService(svc)
 	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Accounts: accounts, Sessions: a.sessionSweeper(),

@@ -61,3 +61,26 @@ export async function waitReady(id, timeoutMs = 120e3) {
 export async function createGuide(guide) {
   return (await signedIn(() => client.call('post', '/v1/guides', { body: guide }))).data;
 }
+
+// me is the signed-in user's id, or null before the page has a session.
+export function me() {
+  return tokens.load()?.user?.id || null;
+}
+
+// blockedIDs lists every user the signed-in user blocks, a page at a time;
+// without a session nobody is blocked, and none is made to ask.
+export async function blockedIDs() {
+  if (!me()) return [];
+  const ids = [];
+  for (let cursor; ;) {
+    const query = cursor ? { limit: 100, cursor } : { limit: 100 };
+    const { data: page } = await signedIn(() => client.call('get', '/v1/me/blocks', { query }));
+    ids.push(...page.items.map((b) => b.user.id));
+    if (!page.next_cursor) return ids;
+    cursor = page.next_cursor;
+  }
+}
+
+export async function block(userID) {
+  return (await signedIn(() => client.call('put', '/v1/me/blocks/{user_id}', { path: { user_id: userID } }))).data;
+}

@@ -1,7 +1,9 @@
 // The demo map: guide tiles from /v1/tiles over an offline basemap
 // (Natural Earth country borders from world-atlas), clusters that open on
 // click, a guide's photos on click, and a form that uploads a photo as a
-// guest and pins a guide at the map's centre.
+// guest and pins a guide at the map's centre. Tiles are shared by every
+// user, so the guides of authors the user blocks are hidden here, with a
+// filter on the author_id every guide feature carries.
 
 import * as maplibregl from '/map/vendor/maplibre-gl.mjs';
 import * as api from '/map/api.js';
@@ -171,6 +173,8 @@ function renderGuide(g) {
   $('report').hidden = true;
   $('guide-report').hidden = false;
   reportStatus('', false);
+  $('guide').dataset.authorId = g.author.id || '';
+  $('guide-block').hidden = !g.author.id || g.author.id === api.me();
   $('guide-title').textContent = g.title;
   const likes = g.like_count === 1 ? '1 like' : `${g.like_count} likes`;
   $('guide-meta').textContent = `by ${g.author.display_name} · ${likes}`;
@@ -201,6 +205,39 @@ function photo(m, only) {
   img.src = m.urls.thumbnail;
   div.append(img);
   return div;
+}
+
+// The layers of single guides, and the filter each has of its own.
+const GUIDE_LAYERS = { guides: null, 'guide-photos': hasPhoto('thumbhash'), 'guide-titles': null };
+
+// hideBlocked hides the guides of every author the signed-in user blocks:
+// a filter on author_id over each guide layer's own.
+async function hideBlocked(map) {
+  const ids = await api.blockedIDs();
+  const hide = ids.length ? ['!', ['in', ['get', 'author_id'], ['literal', ids]]] : null;
+  for (const [layer, own] of Object.entries(GUIDE_LAYERS)) {
+    map.setFilter(layer, own && hide ? ['all', own, hide] : own || hide);
+  }
+  map.getContainer().dataset.blocked = String(ids.length);
+}
+
+function blockButton(map) {
+  $('guide-block').addEventListener('click', async () => {
+    const author = $('guide').dataset.authorId;
+    if (!author) return;
+    $('guide-block').disabled = true;
+    try {
+      await api.block(author);
+      await hideBlocked(map);
+      $('guide').hidden = true;
+      shown = null;
+      setStatus('Blocked: their guides are hidden from you.');
+    } catch (err) {
+      setStatus(err.message, true);
+    } finally {
+      $('guide-block').disabled = false;
+    }
+  });
 }
 
 function filterByTag(map) {
@@ -284,6 +321,8 @@ async function main() {
   interact(map);
   filterByTag(map);
   pinForm(map);
+  blockButton(map);
+  map.once('load', () => hideBlocked(map).catch((err) => console.error(`blocks: ${err.message}`)));
   $('guide-close').addEventListener('click', () => { $('guide').hidden = true; shown = null; });
   return map;
 }
