@@ -156,8 +156,10 @@ var GuidepostClient = class {
    *   const { data } = await api.call("get", "/v1/guides/nearby", { query: { lat, lng } });
    */
   call(method, path, ...[opts]) {
-    const o = opts ?? {};
-    return this.request(method, path, { ...o, path: o.path });
+    const given = opts;
+    const o = given ?? {};
+    const answer = this.request(method, path, { ...o, path: o.path });
+    return answer;
   }
   /** fetch as this client was given it, for URLs outside the API (presigned S3 URLs). */
   fetch(input, init) {

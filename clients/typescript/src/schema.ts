@@ -297,6 +297,189 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/about": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The operator's published contact and what a report may give as its reason. */
+        get: operations["getAbout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report a guide, a photo or a user to the moderators.
+         * @description One open report per reporter and target: a repeat answers the
+         *     existing report. Rate limited per account (RATE_REPORTS_PER_USER,
+         *     30 an hour). When MODERATION_AUTO_HIDE_REPORTS distinct accounts
+         *     (5; guests younger than 24 h, suspended and deleted accounts do not
+         *     count) have open reports on a guide or photo, it is hidden until a
+         *     moderator looks.
+         */
+        post: operations["fileReport"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's reports, newest first, with their outcome. */
+        get: operations["listMyReports"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The open queue, one item per reported target, oldest report first.
+         * @description Moderators only (403 for anyone else, and for a suspended moderator).
+         */
+        get: operations["moderationQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Act on a target; recorded in the audit log and told to its author.
+         * @description Moderators only. hide takes a guide or photo off every public
+         *     surface (nearby, viewport, clusters, tiles, search, other users'
+         *     lists, every cache of every process) within a second; its author
+         *     still sees it with `hidden`. restore brings it back. remove deletes
+         *     it exactly as its owner's delete would. suspend ends every session
+         *     of a user at once, refuses them new ones and hides their guides and
+         *     photos; unsuspend brings back what the suspension hid. dismiss
+         *     closes the open reports and lifts an automatic hold. Every action
+         *     closes the target's open reports with itself as their outcome. A
+         *     target that does not exist, or was deleted meanwhile, is a 404
+         *     naming target_id; a restore of what is not hidden (an unsuspend of
+         *     who is not suspended) a 409.
+         */
+        post: operations["moderationAction"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/moderation/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The audit log, newest first - who did what to which target, when and why.
+         * @description Moderators only.
+         */
+        get: operations["moderationAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The users the caller blocks, most recently blocked first.
+         * @description Blocked accounts since deleted are left out. Cursors name the last
+         *     block of a page and do not expire.
+         */
+        get: operations["listMyBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/blocks/{user_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Block a user; blocking again returns the same block.
+         * @description From the answer on, on every API process, the user's guides and
+         *     photos leave the caller's signed-in answers: nearby, viewport,
+         *     clusters, text search (404 for one guide or photo), and the user
+         *     can no longer like the caller's guides (403). Vector tiles are
+         *     shared: hide the user's features by `author_id` (README: Blocking
+         *     users). Blocking yourself is 422 naming user_id (code self); an id
+         *     of no account is 404 naming user_id (code not_found); past
+         *     BLOCKS_MAX blocks (default 1,000) 422 naming user_id (code
+         *     limit_reached).
+         */
+        put: operations["blockUser"];
+        post?: never;
+        /**
+         * Unblock a user; unblocking again, or a user never blocked, is a success.
+         * @description An id of no account (and no block) is 404 naming user_id; yourself is 422 naming user_id.
+         */
+        delete: operations["unblockUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/media": {
         parameters: {
             query?: never;
@@ -408,8 +591,8 @@ export interface paths {
          * @description For a screen of thumbnails, or to poll many pending photos in one
          *     request. Items come in the order asked; an id asked twice is
          *     answered once; an id that names no photo (or a deleted one) is
-         *     listed in not_found. The owner-only fields are shown for the
-         *     caller's own photos only.
+         *     listed in not_found, as is a photo of a user the caller blocks. The
+         *     owner-only fields are shown for the caller's own photos only.
          */
         get: operations["getMediaBatch"];
         put?: never;
@@ -446,7 +629,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A photo, its status and its URLs (public; sha256, failure, urls.original and capture for the owner only). */
+        /**
+         * A photo, its status and its URLs (public; sha256, failure, urls.original and capture for the owner only).
+         * @description A photo of a user the caller blocks is 404 for the caller, as if it did not exist.
+         */
         get: operations["getMedia"];
         put?: never;
         post?: never;
@@ -471,7 +657,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Server-sent events telling the caller when their photos turn ready or failed, whichever server processed them.
+         * Server-sent events telling the caller when their photos turn ready or failed, whichever server processed them, and when a moderator acts on their content.
          * @description A `text/event-stream` (Server-Sent Events) that stays open. Each
          *     event is `id:`, `event:` and `data:` lines and a blank line, as the
          *     Event schema describes; lines starting with `:` are comments (one
@@ -589,7 +775,9 @@ export interface paths {
         };
         /**
          * The newest guides inside a map viewport (public).
-         * @description Guides whose location is inside the rectangle (edges included),
+         * @description With a bearer token, the guides of users the caller blocks are left
+         *     out, and a page still holds `limit` items when more exist.
+         *     Guides whose location is inside the rectangle (edges included),
          *     newest first, `limit` a page; `next_cursor` continues with older
          *     ones, as nearby's does, signed and valid for the same bbox, tag and
          *     q for an hour from the start of the 5 minutes it was issued in
@@ -627,7 +815,9 @@ export interface paths {
         };
         /**
          * Guides within a radius, nearest first (public).
-         * @description Sorted by exact distance from (lat, lng), ties by id; the same answer
+         * @description With a bearer token, the guides of users the caller blocks are left
+         *     out, and a page still holds `limit` items when more exist.
+         *     Sorted by exact distance from (lat, lng), ties by id; the same answer
          *     whether it comes from the cache or the database, fresh within a
          *     second of any write. `next_cursor` continues after the last item
          *     without gaps or repeats; it is signed and only valid for the same
@@ -656,7 +846,10 @@ export interface paths {
         };
         /**
          * Guides counted per grid cell, for low zooms (public).
-         * @description At zoom z ≤ 13 a cell is 0.01°·2^(13−z) on a side (about 64 pixels of
+         * @description With a bearer token the counts, bounds and centroids leave out the
+         *     guides of the users the caller blocks (PUT /v1/me/blocks/{user_id}),
+         *     at once on every API process.
+         *     At zoom z ≤ 13 a cell is 0.01°·2^(13−z) on a side (about 64 pixels of
          *     a 256-pixel map tile); above, 0.01°/2^(z−13). A fractional zoom, as
          *     map SDKs report it, uses the grid of its whole part (12.5 → 12).
          *     Every cell that meets the viewport is returned with all its guides
@@ -689,7 +882,7 @@ export interface paths {
          * @description A web-mercator tile (z/x/y as MapLibre and Mapbox request them,
          *     extent 4096, buffer 64) of the clusters /v1/guides/clusters gives
          *     at zoom z: a cell holding one guide is a point in layer `guides`
-         *     (properties `id`, `title`, `like_count`, `thumbhash` once its first
+         *     (properties `id`, `author_id`, `title`, `like_count`, `thumbhash` once its first
          *     photo is ready, and `tags` as a JSON array in a string), a cell
          *     holding more a point in layer `clusters` at its centroid
          *     (`count`, `expansion_zoom` unless the guides are too close to ever
@@ -698,7 +891,9 @@ export interface paths {
          *     clusters, high zooms mostly guides; a tile holds a few dozen
          *     features whatever the density. A point is in every tile whose
          *     buffer it falls in. `tag` filters both layers. A tile holding
-         *     nothing is 204.
+         *     nothing is 204. Tiles are shared and anonymous, so they hold the
+         *     guides of users the caller blocks: hide them on the client with a
+         *     filter on `author_id` (README: Blocking users).
          */
         get: operations["getGuideTile"];
         put?: never;
@@ -716,7 +911,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One guide with its author, photos and exact like count (public). */
+        /**
+         * One guide with its author, photos and exact like count (public).
+         * @description A guide by a user the caller blocks is 404 for the caller, as if it did not exist.
+         */
         get: operations["getGuide"];
         put?: never;
         post?: never;
@@ -736,7 +934,12 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** Like a guide; liking again is a success that changes nothing. */
+        /**
+         * Like a guide; liking again is a success that changes nothing.
+         * @description A user the guide's author blocks gets 403 (forbidden): they can no
+         *     longer like the author's guides. Likes given before the block stay,
+         *     and unliking them still works.
+         */
         put: operations["likeGuide"];
         post?: never;
         /** Unlike a guide; unliking again is a success that changes nothing. */
@@ -807,10 +1010,13 @@ export interface components {
          *     lifetime; mismatch: disagrees with the request or the file;
          *     in_use: an Idempotency-Key held by a request in progress;
          *     unsupported: a type of file or body not taken; incomplete: upload
-         *     parts missing; limit_reached: an allowance this request would pass.
+         *     parts missing; limit_reached: an allowance this request would pass;
+         *     not_found: names nothing that exists, or nothing any more (a user id
+         *     of no account, a report's target deleted); self: names the caller
+         *     where another is wanted (reporting or blocking yourself).
          * @enum {string}
          */
-        FieldErrorCode: "required" | "too_long" | "too_short" | "too_many" | "too_large" | "out_of_range" | "invalid_format" | "invalid_characters" | "duplicate" | "unknown_parameter" | "unknown_field" | "conflicting" | "not_yours" | "not_ready" | "failed" | "no_location" | "incorrect" | "taken" | "expired" | "mismatch" | "in_use" | "unsupported" | "incomplete" | "limit_reached";
+        FieldErrorCode: "required" | "too_long" | "too_short" | "too_many" | "too_large" | "out_of_range" | "invalid_format" | "invalid_characters" | "duplicate" | "unknown_parameter" | "unknown_field" | "conflicting" | "not_yours" | "not_ready" | "failed" | "no_location" | "incorrect" | "taken" | "expired" | "mismatch" | "in_use" | "unsupported" | "incomplete" | "limit_reached" | "not_found" | "self";
         User: {
             id: string;
             /** @description null for guests */
@@ -837,10 +1043,11 @@ export interface components {
          * @description A photo, one shape per status (`status` tells them apart):
          *     `pending` and `processing` have no URLs and no ThumbHash yet,
          *     `ready` has all of them, `failed` none and, for its owner, a
-         *     `failure`. sha256, failure, urls.original and capture are shown to
+         *     `failure`; `hidden` (its owner's view of a photo moderation holds)
+         *     none, and says why. sha256, failure, urls.original and capture are shown to
          *     the photo's owner only, and never inside a guide.
          */
-        Media: components["schemas"]["MediaInProgress"] | components["schemas"]["MediaReady"] | components["schemas"]["MediaFailed"];
+        Media: components["schemas"]["MediaInProgress"] | components["schemas"]["MediaReady"] | components["schemas"]["MediaFailed"] | components["schemas"]["MediaHidden"];
         /** @description A photo accepted and not rendered yet: poll it, or wait for its event. */
         MediaInProgress: {
             object: components["schemas"]["MediaObject"];
@@ -971,6 +1178,43 @@ export interface components {
             lat: number | null;
             lng: number | null;
         };
+        /** @description A photo moderation holds off every public surface, as its owner sees it (everyone else gets 404): no derivative URLs, since a URL handed out could be passed on; `hidden` says why. */
+        MediaHidden: {
+            object: components["schemas"]["MediaObject"];
+            id: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            status: "hidden";
+            content_type: components["schemas"]["PhotoType"];
+            /** @description Size of the original. */
+            bytes: number;
+            width: number;
+            height: number;
+            sha256?: components["schemas"]["MediaSHA256"];
+            thumbhash: string | null;
+            urls: {
+                web: null;
+                thumbnail: null;
+                marker: null;
+                original?: components["schemas"]["OriginalURL"];
+            };
+            failure?: string;
+            capture?: components["schemas"]["Capture"];
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            processed_at: string | null;
+            hidden: components["schemas"]["Hold"];
+        };
+        /** @description Present only while moderation holds a guide or photo off every public surface, and only to its author (everyone else gets 404). A hidden photo has no derivative URLs. */
+        Hold: {
+            /** @description The moderator's reason, or why reports held it automatically. */
+            reason: string;
+            /** Format: date-time */
+            hidden_at: string;
+        };
         GuideInput: {
             /** @description Trimmed; no control characters. */
             title: string;
@@ -1017,6 +1261,7 @@ export interface components {
             created_at: string;
             /** Format: date-time */
             updated_at: string;
+            hidden?: components["schemas"]["Hold"];
         };
         Author: {
             id: string;
@@ -1050,16 +1295,30 @@ export interface components {
             like_count: number;
             /** @description Whether the caller likes the guide, read for the page; false without a bearer token. */
             liked_by_me: boolean;
-            /** @description Photos the guide shows, in any status. */
+            /** @description Photos the guide shows, in any status (hidden ones excepted). */
             photo_count: number;
             tags: string[];
-            /** @description The first photo; null when the guide has none. */
+            /** @description The first photo not hidden by moderation; null when the guide has none. */
             cover: components["schemas"]["Cover"] | null;
             /** Format: date-time */
             created_at: string;
+            hidden?: components["schemas"]["Hold"];
         };
         GuidePage: {
             items: components["schemas"]["GuideItem"][];
+            /** @description null on the last page; else send it as `cursor`. */
+            next_cursor: string | null;
+        };
+        Block: {
+            user: components["schemas"]["Author"];
+            /**
+             * Format: date-time
+             * @description When the block was first made.
+             */
+            created_at: string;
+        };
+        BlockPage: {
+            items: components["schemas"]["Block"][];
             /** @description null on the last page; else send it as `cursor`. */
             next_cursor: string | null;
         };
@@ -1197,7 +1456,119 @@ export interface components {
          *     lines carry it (data is one line of JSON). `media.ready` and
          *     `media.failed` carry an id; `resync` does not.
          */
-        Event: components["schemas"]["MediaEvent"] | components["schemas"]["ResyncEvent"];
+        Event: components["schemas"]["MediaEvent"] | components["schemas"]["ModerationEvent"] | components["schemas"]["ResyncEvent"];
+        /**
+         * @description A moderator (or an automatic hold) acted on the caller's guide,
+         *     photo or account: the data is the audit log entry.
+         */
+        ModerationEvent: {
+            id: string;
+            /** @enum {string} */
+            event: "moderation.action";
+            data: components["schemas"]["ModerationAction"];
+        };
+        ReportInput: {
+            /** @enum {string} */
+            target_type: "guide" | "photo" | "user";
+            /** @description A guide, photo or user id. One that does not exist (or was deleted) is a 404 naming target_id (code not_found); yourself or your own content a 422 (code self). */
+            target_id: string;
+            /** @enum {string} */
+            reason: "spam" | "sexual" | "violence" | "harassment" | "illegal" | "privacy" | "other";
+            /** @description Free text for the moderator; may span lines. */
+            note?: string;
+        };
+        Report: {
+            id: string;
+            /** @enum {string} */
+            target_type: "guide" | "photo" | "user";
+            target_id: string;
+            /** @enum {string} */
+            reason: "spam" | "sexual" | "violence" | "harassment" | "illegal" | "privacy" | "other";
+            note: string;
+            /** @enum {string} */
+            status: "open" | "closed";
+            /**
+             * @description The action that closed the report; null while open.
+             * @enum {string|null}
+             */
+            outcome: "hide" | "restore" | "remove" | "suspend" | "unsuspend" | "dismiss" | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            closed_at: string | null;
+        };
+        ReportPage: {
+            items: components["schemas"]["Report"][];
+            next_cursor: string | null;
+        };
+        QueueItem: {
+            /** @enum {string} */
+            target_type: "guide" | "photo" | "user";
+            target_id: string;
+            /** @description The target as it stands now. */
+            target: {
+                /** @description A guide's author, a photo's owner, a user's own id; null once deleted. */
+                author_id: string | null;
+                /** @description A guide's title, a user's display name; empty for a photo. */
+                label: string;
+                hidden: components["schemas"]["Hold"] | null;
+                suspended: boolean;
+                /** @description Deleted since it was reported (by its owner): dismiss the reports. */
+                deleted: boolean;
+            };
+            /** @description Distinct accounts with an open report. */
+            reporters: number;
+            /** @description Every reason given, the most given first. */
+            reasons: string[];
+            /** Format: date-time */
+            oldest_report_at: string;
+            /** Format: date-time */
+            newest_report_at: string;
+        };
+        QueuePage: {
+            items: components["schemas"]["QueueItem"][];
+            next_cursor: string | null;
+        };
+        ActionInput: {
+            /**
+             * @description hide, restore, remove: a guide or photo. suspend, unsuspend: a
+             *     user. dismiss: any target (closes its open reports and lifts an
+             *     automatic hold). Another pairing is a 400 naming target_type.
+             * @enum {string}
+             */
+            action: "hide" | "restore" | "remove" | "suspend" | "unsuspend" | "dismiss";
+            /** @enum {string} */
+            target_type: "guide" | "photo" | "user";
+            target_id: string;
+            /** @description Recorded in the audit log; a hide's reason is what the author sees. */
+            reason: string;
+        };
+        ModerationAction: {
+            id: string;
+            /** @description null for an automatic hold by reports. */
+            moderator_id: string | null;
+            /** @enum {string} */
+            action: "hide" | "restore" | "remove" | "suspend" | "unsuspend" | "dismiss";
+            /** @enum {string} */
+            target_type: "guide" | "photo" | "user";
+            target_id: string;
+            target_author_id: string | null;
+            reason: string;
+            /** @description The open reports the action closed (an automatic hold: the distinct reporters that triggered it; their reports stay open for a moderator). */
+            reports: number;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AuditPage: {
+            items: components["schemas"]["ModerationAction"][];
+            next_cursor: string | null;
+        };
+        About: {
+            name: string;
+            /** @description MODERATION_CONTACT: where users and stores reach the operator (an email address or URL); null when unset. */
+            contact: string | null;
+            report_reasons: string[];
+        };
         /**
          * @description A photo of the caller's finished. The name is the photo's status when
          *     the event is sent, and the data the photo as GET /v1/media/{id}
@@ -1754,6 +2125,257 @@ export interface operations {
             };
             400: components["responses"]["Problem"];
             401: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    getAbout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description about this service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["About"];
+                };
+            };
+            400: components["responses"]["Problem"];
+        };
+    };
+    fileReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportInput"];
+            };
+        };
+        responses: {
+            /** @description the report (new, or the caller's open one on the target) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Report"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            408: components["responses"]["BodyTimeout"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    listMyReports: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page's next_cursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportPage"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    moderationQueue: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page's next_cursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuePage"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    moderationAction: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionInput"];
+            };
+        };
+        responses: {
+            /** @description the audit log entry */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ModerationAction"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            408: components["responses"]["BodyTimeout"];
+            409: components["responses"]["Problem"];
+            413: components["responses"]["Problem"];
+            415: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    moderationAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page's next_cursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    listMyBlocks: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description The previous page's next_cursor. */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description one page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BlockPage"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    blockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description blocked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Block"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["Problem"];
+        };
+    };
+    unblockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                user_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description not blocked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Problem"];
+            404: components["responses"]["Problem"];
+            422: components["responses"]["Problem"];
+            429: components["responses"]["RateLimited"];
             503: components["responses"]["Problem"];
         };
     };
@@ -2610,6 +3232,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Problem"];
+            403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
             429: components["responses"]["RateLimited"];
         };
