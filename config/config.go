@@ -25,6 +25,8 @@ type Config struct {
 	DatabaseURL       string
 	RedisURL          string
 	S3Endpoint        string
+	S3PublicEndpoint  string   // S3_PUBLIC_ENDPOINT: the host presigned URLs name (default S3_ENDPOINT)
+	CORSOrigins       []string // CORS_ALLOWED_ORIGINS: web origins that may call the API; "*" for anonymous reads from any
 	S3Region          string
 	S3Bucket          string
 	S3AccessKey       string
@@ -140,6 +142,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		RedisURL:          e.redis("REDIS_URL", "redis://127.0.0.1:6379/0"),
 		S3Endpoint:        e.str("S3_ENDPOINT", "http://127.0.0.1:7070"),
 		S3Region:          e.str("S3_REGION", "us-east-1"),
+		CORSOrigins:       e.origins("CORS_ALLOWED_ORIGINS"),
 		S3Bucket:          e.str("S3_BUCKET", "guidepost"),
 		S3AccessKey:       e.str("S3_ACCESS_KEY", "guidepost"),
 		S3SecretKey:       e.str("S3_SECRET_KEY", "guidepost-secret"),
@@ -213,6 +216,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			ResumeWindow: e.duration("EVENTS_RESUME_WINDOW", 5*time.Minute, time.Second),
 		},
 	}
+	c.S3PublicEndpoint = strings.TrimRight(e.str("S3_PUBLIC_ENDPOINT", c.S3Endpoint), "/")
 	switch {
 	case c.JWTSecret == "" && c.Development():
 		c.JWTSecret = DevJWTSecret

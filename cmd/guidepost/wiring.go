@@ -85,7 +85,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 		return nil, err
 	}
 	a.blobs = objstore.New(objstore.Config{
-		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		Endpoint: cfg.S3Endpoint, PublicEndpoint: cfg.S3PublicEndpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
 		AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
 	})
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -180,6 +180,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
+	deps.CORS = api.CORS{Origins: a.cfg.CORSOrigins}
 	mediaSvc := a.mediaService(nil).WithUploadRate(limiter, lim.Upload)
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
