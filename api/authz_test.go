@@ -168,6 +168,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 		// Streams are not wired here (a 200 would never end): what counts is
 		// that every bad token is refused first. events_test.go streams.
 		{"GET /v1/events", get("/v1/events"), row(unauth, unavailable, unavailable)},
+		{"POST /v1/events/ticket", jsonCall("POST", fixed("/v1/events/ticket"), fixed(``)), row(unauth, unavailable, unavailable)},
 	}
 
 	routed := map[string]bool{}

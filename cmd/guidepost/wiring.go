@@ -217,7 +217,7 @@ func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { a.events().Run(fctx, hub) })
-	return api.EventStreams{Hub: hub, Log: a.events()}, func() { cancel(); wg.Wait() }
+	return api.EventStreams{Hub: hub, Log: a.events(), Tickets: a.events()}, func() { cancel(); wg.Wait() }
 }
 
 // mediaService builds the feature on the app's pools. The API and the worker
