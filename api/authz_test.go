@@ -152,6 +152,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 			return "DELETE", "/v1/media/" + m["id"].(string), "", nil
 		}, row(unauth, noContent, forbidden)},
 		{"POST /v1/uploads", jsonCall("POST", fixed("/v1/uploads"), newUpload), row(unauth, created, created)},
+		{"GET /v1/uploads", get("/v1/uploads"), row(unauth, ok, ok)},
 		{"GET /v1/uploads/:id", func(*testing.T, string) (string, string, string, io.Reader) {
 			return "GET", "/v1/uploads/" + uploadID, "", nil
 		}, row(unauth, ok, notFound)},
