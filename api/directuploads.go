@@ -35,10 +35,11 @@ func (s *Server) uploadRoutes(v1 *gin.RouterGroup) {
 		g.DELETE("/:id", off)
 		return
 	}
-	g.POST("", s.requireUser, s.startUpload)
+	refusals := s.metered(guidepost.Rate{}, s.deps.Rates.UploadRefusals, dedupeAnswer)
+	g.POST("", s.requireUser, refusals, s.startUpload)
 	g.GET("", s.requireUser, s.openUploads)
 	g.GET("/:id", s.requireUser, s.uploadStatus)
-	g.POST("/:id/complete", s.requireUser, s.completeUpload)
+	g.POST("/:id/complete", s.requireUser, refusals, s.completeUpload)
 	g.DELETE("/:id", s.requireUser, s.abortUpload)
 }
 

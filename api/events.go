@@ -373,7 +373,7 @@ func (st *eventStream) endFor(err error) {
 
 // end sends the stream's last event, best effort: the stream closes anyway.
 func (st *eventStream) end(reason string) {
-	if st.write("event: end\ndata: {\"reason\":\"" + reason + "\"}\n\n") == nil {
+	if st.write("event: end\ndata: {\"reason\":\""+reason+"\"}\n\n") == nil {
 		st.s.eventsSent.WithLabelValues("end").Inc()
 	}
 }

@@ -39,7 +39,7 @@ type GuideService interface {
 
 func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/guides", s.guidesEnabled)
-	write := s.limit(s.deps.Rates.GuideWrite, byAccount)
+	write := s.metered(s.deps.Rates.GuideWrite, s.deps.Rates.GuideRefusals, nil)
 	like := s.limit(s.deps.Rates.Like, byAccount)
 	g.POST("", s.requireUser, write, s.createGuide)
 	g.GET("", s.guidesInBBox)

@@ -119,6 +119,8 @@ type Limits struct {
 	LoginsPerAddr  int            // LOGIN_MAX_INFLIGHT_PER_IP: one address's log-ins checked at once
 	Upload         guidepost.Rate // RATE_UPLOADS_PER_USER
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
+	GuideRefusals  guidepost.Rate // RATE_GUIDE_REFUSALS_PER_USER
+	UploadRefusals guidepost.Rate // RATE_UPLOAD_REFUSALS_PER_USER
 	Like           guidepost.Rate // RATE_LIKES_PER_USER
 	Rename         guidepost.Rate // RATE_RENAMES_PER_USER
 	RefreshIP      guidepost.Rate // RATE_REFRESH_PER_IP
@@ -197,13 +199,15 @@ func Parse(getenv func(string) string) (Config, error) {
 			BodyMinRate:    e.bytes("BODY_MIN_RATE", 8<<10),
 			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", 5*time.Second, time.Nanosecond),
 			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
-			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
+			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "300/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
 			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
 			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", "refresh_token", "5/1m"),
 			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
 			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
+			GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", "guide_refusals", "1200/1h"),
+			UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", "upload_refusals", "1200/1h"),
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
 			Rename:         e.rate("RATE_RENAMES_PER_USER", "rename", "10/24h"),
 			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", "refresh_ip", "1200/1m"),
