@@ -23,6 +23,7 @@ const (
 	ERATELIMITED   = "rate_limited"   // too many requests from this address or account; retry after the time given
 	EQUOTA         = "quota_exceeded" // the account's allowance (photos, bytes stored) is used up
 	ETOKENEXPIRED  = "token_expired"  // a genuine access token past its expiry: refresh it, the session may live on
+	ECREDENTIALS   = "credentials"    // a log-in whose email or password is wrong: not a dead session, nothing to sign out of
 	EINTERNAL      = "internal"       // a bug or an unexpected failure; never shown
 )
 
@@ -57,6 +58,10 @@ const (
 	FLIMITREACHED     = "limit_reached"      // an allowance this request would pass
 	FNOTFOUND         = "not_found"          // names nothing that exists (or nothing any more)
 	FSELF             = "self"               // names the caller, where another is wanted
+	FRATELIMITED      = "rate_limited"       // a rate or concurrency limit refused the request; Limit names it
+	FNOTGUEST         = "not_guest"          // an account that is no guest (upgrade)
+	FNOPASSWORD       = "no_password"        // a guest account, which has no password to change
+	FSTATE            = "wrong_state"        // a thing not in the state the request needs (an upload completing)
 )
 
 // FieldError names one bad field, so a client can point at it. Field is
@@ -67,10 +72,15 @@ type FieldError struct {
 	Field   string `json:"field"`
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	// Limit names the limit a rate_limited entry ran into ("upload",
+	// "login_ip"), so a client can tell its limits apart.
+	Limit string `json:"limit,omitempty"`
 }
 
 // Field builds a FieldError.
-func Field(field, code, message string) FieldError { return FieldError{field, code, message} }
+func Field(field, code, message string) FieldError {
+	return FieldError{Field: field, Code: code, Message: message}
+}
 
 // Error is an application error: a code, a message safe to show a user, the
 // fields at fault, and the cause (kept for logs, never shown).
@@ -165,7 +175,7 @@ func (f FieldError) Sentence() string {
 type Fields []FieldError
 
 // Add records a problem with field.
-func (f *Fields) Add(field, code, message string) { *f = append(*f, FieldError{field, code, message}) }
+func (f *Fields) Add(field, code, message string) { *f = append(*f, Field(field, code, message)) }
 
 // Err returns nil when nothing was added, else an EINVALID error.
 func (f Fields) Err() error {

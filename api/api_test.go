@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -110,6 +111,29 @@ func problem(t *testing.T, r reply, status int, fields ...string) {
 			t.Fatalf("problem does not name field %q: %v", f, r.body)
 		}
 	}
+	causeNamed(t, r, errs)
+}
+
+// causeNamed holds every 409 and 429 to naming its cause in errors: a 409
+// a field and code, a 429 the limit (and Retry-After).
+func causeNamed(t *testing.T, r reply, errs []any) {
+	t.Helper()
+	switch r.status {
+	case http.StatusConflict:
+		if len(errs) == 0 {
+			t.Fatalf("a 409 without errors: %v", r.body)
+		}
+	case http.StatusTooManyRequests:
+		if ra := r.header.Get("Retry-After"); ra == "" || ra == "0" {
+			t.Fatalf("a 429 without Retry-After: %v %v", r.header, r.body)
+		}
+		for _, e := range errs {
+			if fe := e.(map[string]any); fe["code"] == "rate_limited" && fe["limit"] != "" && fe["limit"] != nil {
+				return
+			}
+		}
+		t.Fatalf("a 429 whose errors name no limit: %v", r.body)
+	}
 }
 
 func TestSignupLoginGuestAndMe(t *testing.T) {
@@ -170,10 +194,15 @@ func TestDuplicateEmailAndBadPassword(t *testing.T) {
 	problem(t, h.do("POST", "/v1/auth/signup", "", body), 409)
 	wrong := h.do("POST", "/v1/auth/login", "", `{"email":"bo@example.com","password":"87654321"}`)
 	unknown := h.do("POST", "/v1/auth/login", "", `{"email":"nobody@example.com","password":"12345678"}`)
-	problem(t, wrong, 401)
-	problem(t, unknown, 401)
-	if wrong.body["detail"] != unknown.body["detail"] || wrong.body["errors"] != nil {
-		t.Fatalf("login failures must not say which field was wrong: %v / %v", wrong.body, unknown.body)
+	problem(t, wrong, 401, "password")
+	problem(t, unknown, 401, "password")
+	if wrong.body["detail"] != unknown.body["detail"] || fmt.Sprint(wrong.body["errors"]) != fmt.Sprint(unknown.body["errors"]) {
+		t.Fatalf("login failures must not say which was wrong: %v / %v", wrong.body, unknown.body)
+	}
+	// A wrong password is not a dead session: a client's global "signed
+	// out" handler must be able to tell them apart by type alone.
+	if wrong.body["type"] != "/problems/credentials" || strings.Contains(wrong.header.Get("WWW-Authenticate"), "invalid_token") {
+		t.Fatalf("wrong password: %v %v", wrong.header, wrong.body)
 	}
 }
 

@@ -96,7 +96,7 @@ func (s *Server) login(c *gin.Context) {
 		return
 	}
 	sess, err := s.deps.Auth.Login(c.Request.Context(), auth.LoginInput{Email: in.Email, Password: in.Password, ClientAddr: clientAddr(c)})
-	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
+	if code := guidepost.ErrorCode(err); code == guidepost.EUNAUTHORIZED || code == guidepost.ECREDENTIALS {
 		s.unauthorized(c, err)
 		return
 	}

@@ -118,7 +118,7 @@ func TestSlowBodyIsCutWith408(t *testing.T) {
 	}
 	raw, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 401 || !strings.Contains(string(raw), "/problems/unauthorized") {
+	if resp.StatusCode != 401 || !strings.Contains(string(raw), "/problems/credentials") {
 		t.Fatalf("a body trickling in on time: %d %s", resp.StatusCode, raw)
 	}
 }

@@ -38,15 +38,22 @@ type fullStack struct {
 
 const testSecret = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
 
-func newFullStack(t *testing.T) *fullStack {
+func newFullStack(t *testing.T) *fullStack { return newFullStackWith(t, nil) }
+
+// newFullStackWith is newFullStack with its deps tuned (limits, keys).
+func newFullStackWith(t *testing.T, tune func(*api.Deps, *gsql.DB)) *fullStack {
 	db, mediaSvc := realMedia(t)
 	clock := guidepost.SystemClock{}
 	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(testSecret, time.Hour, clock), clock)
 	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(testSecret), mediaSvc).WithPlaces(mediaSvc)
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+	deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}, Direct: mediaSvc,
 		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc}, moderation.Config{}),
-		Blocks:     blocks.NewService(gsql.NewBlocks(db), clock, 0)})
+		Blocks:     blocks.NewService(gsql.NewBlocks(db), clock, 0)}
+	if tune != nil {
+		tune(&deps, db)
+	}
+	s := api.New(deps)
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &fullStack{harness: &harness{t: t, srv: srv}, server: s, db: db, secret: testSecret}

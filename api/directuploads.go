@@ -16,6 +16,7 @@ import (
 // carry only the declaration, the status and the completion.
 type UploadService interface {
 	StartUpload(ctx context.Context, in media.NewUpload) (media.StartResult, error)
+	OpenUploads(ctx context.Context, ownerID string) ([]media.UploadTicket, error)
 	UploadStatus(ctx context.Context, id, ownerID string) (media.UploadTicket, error)
 	CompleteUpload(ctx context.Context, id, ownerID string) (media.UploadResult, error)
 	AbortUpload(ctx context.Context, id, ownerID string) error
@@ -28,14 +29,17 @@ func (s *Server) uploadRoutes(v1 *gin.RouterGroup) {
 			fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "direct uploads are not enabled on this server"))
 		}
 		g.POST("", off)
+		g.GET("", off)
 		g.GET("/:id", off)
 		g.POST("/:id/complete", off)
 		g.DELETE("/:id", off)
 		return
 	}
-	g.POST("", s.requireUser, s.startUpload)
+	refusals := s.metered(guidepost.Rate{}, s.deps.Rates.UploadRefusals, dedupeAnswer)
+	g.POST("", s.requireUser, refusals, s.startUpload)
+	g.GET("", s.requireUser, s.openUploads)
 	g.GET("/:id", s.requireUser, s.uploadStatus)
-	g.POST("/:id/complete", s.requireUser, s.completeUpload)
+	g.POST("/:id/complete", s.requireUser, refusals, s.completeUpload)
 	g.DELETE("/:id", s.requireUser, s.abortUpload)
 }
 
@@ -114,7 +118,31 @@ func (s *Server) startUpload(c *gin.Context) {
 		return
 	}
 	c.Header("Location", "/v1/uploads/"+res.Ticket.ID)
-	c.JSON(http.StatusCreated, toUploadJSON(res.Ticket))
+	status := http.StatusCreated
+	if res.Outcome == media.UploadResumed {
+		status = http.StatusOK // the open upload of these bytes: send what it lacks
+	}
+	c.JSON(status, toUploadJSON(res.Ticket))
+}
+
+// openUploads is GET /v1/uploads: the caller's uploads still open.
+func (s *Server) openUploads(c *gin.Context) {
+	if err := newQueryParams(c).fields.Err(); err != nil {
+		fail(c, err)
+		return
+	}
+	ctx := c.Request.Context()
+	open, err := s.deps.Direct.OpenUploads(ctx, auth.UserID(ctx))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	items := make([]uploadJSON, len(open))
+	for i, t := range open {
+		items[i] = toUploadJSON(t)
+	}
+	c.Header("Cache-Control", "no-store") // the URLs are fresh each time
+	c.JSON(http.StatusOK, gin.H{"items": items})
 }
 
 func (s *Server) uploadStatus(c *gin.Context) {

@@ -23,11 +23,20 @@ type EventLog interface {
 	Since(ctx context.Context, userID, after string) (evs []events.Event, complete bool, err error)
 }
 
+// EventTickets trade an access token for a single-use ticket and back, for
+// clients that cannot send a header on a stream; *events.Redis implements
+// it.
+type EventTickets interface {
+	IssueTicket(ctx context.Context, accessToken string) (ticket string, expires time.Time, err error)
+	RedeemTicket(ctx context.Context, ticket string) (accessToken string, err error)
+}
+
 // EventStreams serve GET /v1/events: Hub hands this process's streams the
 // events every process publishes, Log replays what a stream missed.
 type EventStreams struct {
-	Hub *events.Hub // nil: the route answers 503
-	Log EventLog
+	Hub     *events.Hub // nil: the route answers 503
+	Log     EventLog
+	Tickets EventTickets // nil: POST /v1/events/ticket answers 503
 	// Heartbeat is how often an idle stream sends a comment, so proxies
 	// and phones keep the connection (15 s).
 	Heartbeat time.Duration
@@ -56,7 +65,66 @@ const (
 const streamsRoute = "/v1/events"
 
 func (s *Server) eventRoutes(v1 *gin.RouterGroup) {
-	v1.GET("/events", s.requireUser, s.streamEvents)
+	v1.GET("/events", s.redeemTicket, s.requireUser, s.streamEvents)
+	v1.POST("/events/ticket", s.requireUser, s.issueTicket)
+}
+
+// streamTokenKey holds, in the gin context, the access token a ticket
+// stood for: the stream rechecks it as it would the header's.
+const streamTokenKey = "stream_token"
+
+type ticketJSON struct {
+	Ticket    string    `json:"ticket"`
+	ExpiresAt timestamp `json:"expires_at"`
+}
+
+// issueTicket is POST /v1/events/ticket: a single-use ticket, for a minute,
+// that opens a stream as the caller's token would.
+func (s *Server) issueTicket(c *gin.Context) {
+	t := s.deps.Events.Tickets
+	if t == nil {
+		fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "event tickets are not enabled on this server"))
+		return
+	}
+	token, _ := strings.CutPrefix(c.GetHeader("Authorization"), "Bearer ")
+	ticket, expires, err := t.IssueTicket(c.Request.Context(), strings.TrimSpace(token))
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.JSON(http.StatusCreated, ticketJSON{Ticket: ticket, ExpiresAt: timestamp(expires)})
+}
+
+// redeemTicket signs a stream in by its ?ticket= when no header was sent;
+// the ticket is spent whatever follows.
+func (s *Server) redeemTicket(c *gin.Context) {
+	ticket := c.Query("ticket")
+	if ticket == "" {
+		c.Next()
+		return
+	}
+	if c.GetHeader("Authorization") != "" {
+		fail(c, guidepost.Invalid(guidepost.Field("ticket", guidepost.FCONFLICT, "cannot be sent with an Authorization header: send one or the other")))
+		return
+	}
+	if s.deps.Events.Tickets == nil {
+		fail(c, guidepost.Errorf(guidepost.EUNAVAILABLE, "event tickets are not enabled on this server"))
+		return
+	}
+	ctx := c.Request.Context()
+	token, err := s.deps.Events.Tickets.RedeemTicket(ctx, ticket)
+	var caller auth.Caller
+	if err == nil {
+		caller, err = s.deps.Auth.Authenticate(ctx, token)
+	}
+	if err != nil {
+		s.unauthorized(c, err)
+		return
+	}
+	c.Set(streamTokenKey, token)
+	c.Request = c.Request.WithContext(auth.NewContext(ctx, caller))
+	c.Next()
 }
 
 // streamEnd is closed when the server shuts down; every stream then ends.
@@ -123,7 +191,7 @@ func (s *Server) streamEvents(c *gin.Context) {
 // checkStreamRequest refuses a query string (the route takes none) and a
 // Last-Event-ID that is not one of ours.
 func checkStreamRequest(c *gin.Context, last string) error {
-	q := newQueryParams(c)
+	q := newQueryParams(c, "ticket")
 	if _, _, ok := events.ParseID(last); last != "" && !ok {
 		q.fields.Add("Last-Event-ID", guidepost.FINVALIDFORMAT, "must be the id of an event this API sent")
 	}
@@ -153,6 +221,7 @@ func (st *eventStream) run(sub *events.Subscription) error {
 		case <-ctx.Done():
 			return nil
 		case <-st.s.streamEnd.done():
+			st.end(endDraining)
 			return nil
 		case e := <-sub.Events():
 			err = st.send(e)
@@ -161,7 +230,9 @@ func (st *eventStream) run(sub *events.Subscription) error {
 		case <-beat.C:
 			err = st.write(": keep-alive\n\n")
 		case <-recheck.C:
-			err = st.recheck()
+			if err = st.recheck(); err != nil {
+				st.endFor(err)
+			}
 		}
 		if err != nil {
 			return err
@@ -272,6 +343,9 @@ func (st *eventStream) send(e events.Event) error {
 // ended (log-out, password change, account deleted).
 func (st *eventStream) recheck() error {
 	token, _ := strings.CutPrefix(st.c.GetHeader("Authorization"), "Bearer ")
+	if t, ok := st.c.Get(streamTokenKey); ok {
+		token = t.(string)
+	}
 	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
 	defer cancel()
 	caller, err := st.s.deps.Auth.Authenticate(ctx, strings.TrimSpace(token))
@@ -279,6 +353,32 @@ func (st *eventStream) recheck() error {
 		err = guidepost.Errorf(guidepost.EUNAUTHORIZED, "the token names another account")
 	}
 	return err
+}
+
+// Why a stream ended, in its last event (`event: end`): the client then
+// knows what to do before it reconnects (refresh, sign in, or nothing).
+const (
+	endTokenExpired   = "token_expired"
+	endSessionRevoked = "session_revoked"
+	endDraining       = "draining"
+)
+
+// endFor sends the end event a failed recheck calls for; a dependency's
+// failure says nothing: the client just reconnects.
+func (st *eventStream) endFor(err error) {
+	switch guidepost.ErrorCode(err) {
+	case guidepost.ETOKENEXPIRED:
+		st.end(endTokenExpired)
+	case guidepost.EUNAUTHORIZED:
+		st.end(endSessionRevoked)
+	}
+}
+
+// end sends the stream's last event, best effort: the stream closes anyway.
+func (st *eventStream) end(reason string) {
+	if st.write("event: end\ndata: {\"reason\":\""+reason+"\"}\n\n") == nil {
+		st.s.eventsSent.WithLabelValues("end").Inc()
+	}
 }
 
 // write sends and flushes, within streamWriteTimeout.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"sync"
@@ -63,7 +65,7 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 		log := events.NewRedis(rdb, events.Options{Registerer: prometheus.NewRegistry()})
 		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
-			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log}}
+			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log, Tickets: log}}
 		if tune != nil && i == 0 {
 			tune(&deps)
 		}
@@ -316,6 +318,7 @@ func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
 	expiring := openStream(t, e.apis[0].URL, e.guest(0), "")
 	expiring.Quiet(200 * time.Millisecond)
 	e.clock.now.Add(int64(2 * time.Hour))
+	wantEnd(t, expiring, "token_expired")
 	if !expiring.Ended(time.Second) {
 		t.Fatal("the stream outlived its token")
 	}
@@ -324,6 +327,7 @@ func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
 	s := openStream(t, e.apis[0].URL, token, "")
 	start := time.Now()
 	e.srvs[0].EndStreams()
+	wantEnd(t, s, "draining")
 	if !s.Ended(time.Second) {
 		t.Fatal("the stream outlived EndStreams")
 	}
@@ -336,6 +340,55 @@ func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
 	if r := h.sendRequest(streamRequest(t, e.apis[0].URL, token, "")); r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
 		t.Fatalf("a stream after EndStreams: %d", r.status)
 	}
+}
+
+// wantEnd reads the stream's next event, which must be its end, for reason.
+func wantEnd(t *testing.T, s *testkit.SSE, reason string) {
+	t.Helper()
+	ev := next(t, s)
+	if ev.Name != "end" || ev.Data != `{"reason":"`+reason+`"}` {
+		t.Fatalf("want the end for %s, got %+v", reason, ev)
+	}
+}
+
+// A ticket opens one stream, once, within its minute, and the stream lives
+// as the token that got the ticket: a logout ends it with session_revoked.
+func TestEventTicketsOpenOneStream(t *testing.T) {
+	e := newEventsEnv(t, func(d *api.Deps) { d.Events.Recheck = 50 * time.Millisecond })
+	h := &harness{t: t, srv: e.apis[0]}
+	token := e.guest(0)
+	problem(t, h.do("POST", "/v1/events/ticket", "", ""), 401)
+	r := h.do("POST", "/v1/events/ticket", token, "")
+	ticket, _ := r.body["ticket"].(string)
+	expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(r.body["expires_at"]))
+	if r.status != 201 || ticket == "" || err != nil || time.Until(expires) > time.Minute || time.Until(expires) < 30*time.Second {
+		t.Fatalf("ticket: %d %v", r.status, r.body)
+	}
+	on := 1 // another process than the ticket's: the ticket is in Redis
+	byTicket := func(ticket string) *http.Request {
+		req, _ := http.NewRequest("GET", e.apis[on].URL+"/v1/events?ticket="+url.QueryEscape(ticket), nil)
+		return req
+	}
+	s := testkit.OpenSSE(t, byTicket(ticket))
+	photo := e.upload(1, token, "photo.jpg")
+	e.derive(photo)
+	if ev := next(t, s); photoOf(t, ev).ID != photo {
+		t.Fatalf("%+v", ev)
+	}
+	problem(t, h.sendRequest(byTicket(ticket)), 401) // used
+	problem(t, h.sendRequest(byTicket("gpt_made-up")), 401)
+	both := byTicket(h.do("POST", "/v1/events/ticket", token, "").body["ticket"].(string))
+	both.Header.Set("Authorization", "Bearer "+token)
+	problem(t, h.sendRequest(both), 400, "ticket")
+
+	// The stream is rechecked by the ticket's token: a logout ends it (on
+	// the process that rechecks often).
+	on = 0
+	second := testkit.OpenSSE(t, byTicket(h.do("POST", "/v1/events/ticket", token, "").body["ticket"].(string)))
+	if r := h.do("POST", "/v1/auth/logout", token, ""); r.status != 204 {
+		t.Fatalf("logout: %d", r.status)
+	}
+	wantEnd(t, second, "session_revoked")
 }
 
 // gauge reads one gauge of reg.

@@ -39,7 +39,7 @@ type GuideService interface {
 
 func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/guides", s.guidesEnabled)
-	write := s.limit(s.deps.Rates.GuideWrite, byAccount)
+	write := s.metered(s.deps.Rates.GuideWrite, s.deps.Rates.GuideRefusals, nil)
 	like := s.limit(s.deps.Rates.Like, byAccount)
 	g.POST("", s.requireUser, write, s.createGuide)
 	g.GET("", s.guidesInBBox)
@@ -295,7 +295,7 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		return
 	}
 	held := validators(c, v, version)
-	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor))
+	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor), truncatedField(page.Truncated))
 	defer releaseAnswer(answer)
 	s.sendList(c, v, held, *answer)
 }
@@ -327,6 +327,12 @@ func (s *Server) sendList(c *gin.Context, v string, held bool, body []byte) {
 // and the exact counts are read for a bearer token's account.
 func listHeaders(c *gin.Context) { c.Writer.Header().Add("Vary", "Authorization") }
 
+// truncatedField is a map search's truncated: more results exist than the
+// page holds.
+func truncatedField(t bool) answerField {
+	return answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, t) }}
+}
+
 // cursorField is a list answer's next_cursor: null on the last page.
 func cursorField(cursor string) answerField {
 	return answerField{"next_cursor", func(b []byte) []byte { return appendNullable(b, cursor) }}
@@ -351,8 +357,7 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		return
 	}
 	held := validators(c, v, version)
-	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor),
-		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, page.Truncated) }})
+	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor), truncatedField(page.Truncated))
 	defer releaseAnswer(answer)
 	s.sendList(c, v, held, *answer)
 }

@@ -27,8 +27,14 @@ type Limiter interface {
 type Rates struct {
 	Signup     guidepost.Rate // per client address
 	Guest      guidepost.Rate // per client address
-	GuideWrite guidepost.Rate // per account: create, edit, delete
-	Like       guidepost.Rate // per account: like and unlike
+	GuideWrite guidepost.Rate // per account: create, edit, delete that did their work
+	// GuideRefusals is per account: guide writes refused (4xx) or replayed,
+	// which give GuideWrite back (refusals.go).
+	GuideRefusals guidepost.Rate
+	// UploadRefusals is per account: uploads refused (4xx), replayed or
+	// answered with an existing photo or upload, on every upload route.
+	UploadRefusals guidepost.Rate
+	Like           guidepost.Rate // per account: like and unlike
 	// Rename is per account: PATCH /v1/me. A rename bumps the cached tiles
 	// of every guide the account wrote (lists show the author's name), so
 	// every API process drops and reloads them: it is the widest write one

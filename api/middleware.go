@@ -220,10 +220,12 @@ func (s *Server) deadline(c *gin.Context) {
 
 // authenticate reads a bearer token when one is sent. A bad token is always
 // 401, even on public routes: silently treating it as anonymous would hide
-// a client bug.
+// a client bug. The routes that get a session (credentialRoutes) ignore
+// the header: a client refreshing because its token expired sends that
+// token along, and answering it token_expired would loop.
 func (s *Server) authenticate(c *gin.Context) {
 	h := c.GetHeader("Authorization")
-	if h == "" {
+	if h == "" || credentialRoutes[c.FullPath()] {
 		c.Next()
 		return
 	}
@@ -257,9 +259,15 @@ func (s *Server) requireUser(c *gin.Context) {
 	c.Next()
 }
 
+// credentialRoutes open a session from credentials sent in the body (or
+// none, for a guest); a bearer token sent to them is not read.
+var credentialRoutes = map[string]bool{
+	"/v1/auth/guest": true, "/v1/auth/signup": true, "/v1/auth/login": true, "/v1/auth/refresh": true,
+}
+
 func (s *Server) unauthorized(c *gin.Context, err error) {
 	challenge := `Bearer realm="guidepost"`
-	if strings.HasPrefix(c.GetHeader("Authorization"), "Bearer ") {
+	if strings.HasPrefix(c.GetHeader("Authorization"), "Bearer ") && !credentialRoutes[c.FullPath()] {
 		// RFC 6750: a token was presented and refused, expired or not; the
 		// problem type tells the two apart.
 		challenge += `, error="invalid_token"`

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/gin-gonic/gin"
 
@@ -16,6 +17,7 @@ var statusOf = map[string]int{
 	guidepost.EINVALID:       http.StatusBadRequest,
 	guidepost.EUNAUTHORIZED:  http.StatusUnauthorized,
 	guidepost.ETOKENEXPIRED:  http.StatusUnauthorized,
+	guidepost.ECREDENTIALS:   http.StatusUnauthorized,
 	guidepost.EFORBIDDEN:     http.StatusForbidden,
 	guidepost.ENOTFOUND:      http.StatusNotFound,
 	guidepost.ECONFLICT:      http.StatusConflict,
@@ -87,6 +89,9 @@ func fail(c *gin.Context, err error) {
 	}
 	limit := guidepost.ErrorLimit(err)
 	limitHeaders(c, limit)
+	if status == http.StatusTooManyRequests && c.Writer.Header().Get("Retry-After") == "" {
+		c.Header("Retry-After", "1") // every 429 says when; a cap frees up in about a second
+	}
 	p := Problem{
 		Type:      "/problems/" + code,
 		Title:     problemTitle(code, status),
@@ -94,12 +99,33 @@ func fail(c *gin.Context, err error) {
 		Detail:    guidepost.ErrorMessage(err),
 		Instance:  c.Request.URL.Path,
 		RequestID: requestID(c),
-		Errors:    guidepost.ErrorFields(err),
+		Errors:    causeFields(code, err, limit),
 	}
 	if code == guidepost.EQUOTA && limit != nil {
 		p.Quota = &quotaJSON{Name: limit.Name, Limit: limit.Quota, Used: limit.Used}
 	}
 	writeProblem(c, p)
+}
+
+// causeFields are the problem's errors: the fields at fault, and for a 429
+// or a 409 its cause even when no field is: a rate_limited entry naming the
+// limit, a wrong_state entry for a clash with the state. A client then
+// tells every refusal apart by (field, code) alone.
+func causeFields(code string, err error, limit *guidepost.Limit) []guidepost.FieldError {
+	fields := guidepost.ErrorFields(err)
+	switch {
+	case code == guidepost.ERATELIMITED:
+		name := "unnamed"
+		if limit != nil {
+			name = limit.Name
+		}
+		f := guidepost.Field("", guidepost.FRATELIMITED, "refused by the "+name+" limit; retry after Retry-After seconds")
+		f.Limit = name
+		return append(slices.Clip(fields), f)
+	case code == guidepost.ECONFLICT && len(fields) == 0:
+		return []guidepost.FieldError{guidepost.Field("", guidepost.FSTATE, guidepost.ErrorMessage(err))}
+	}
+	return fields
 }
 
 func writeProblem(c *gin.Context, p Problem) {

@@ -27,6 +27,8 @@ var problemDocs = map[string]problemDoc{
 		"No bearer token was sent where one is needed, or the token is not valid: forged, signed with another key, for an account that no longer exists, or for a session that has ended (logout, password change). Refreshing cannot help: sign in again."},
 	guidepost.ETOKENEXPIRED: {"Access token expired",
 		"The access token was genuine but is past its lifetime (TOKEN_TTL). Exchange your refresh token for a new one (POST /v1/auth/refresh) and repeat the request; only if that fails too, sign in again."},
+	guidepost.ECREDENTIALS: {"Email or password incorrect",
+		"A log-in's email or password does not match an account (one answer for both, so that nobody learns which emails are registered). Nothing was signed out: show the log-in form again. errors names password with code incorrect."},
 	guidepost.EFORBIDDEN: {"Not allowed",
 		"You are signed in, but this is not yours to change or see (another user's guide or photo)."},
 	guidepost.ENOTFOUND: {"Not found",
@@ -82,6 +84,10 @@ var fieldCodeDocs = map[string]string{
 	guidepost.FLIMITREACHED:     "An allowance this request would pass.",
 	guidepost.FNOTFOUND:         "Names nothing that exists, or nothing any more (a user id of no account, a deleted guide).",
 	guidepost.FSELF:             "Names the caller where another is wanted (reporting or blocking yourself).",
+	guidepost.FRATELIMITED:      "A rate or concurrency limit refused the request; limit names it, and Retry-After says when to come back.",
+	guidepost.FNOTGUEST:         "An account that is not a guest: only a guest can be upgraded.",
+	guidepost.FNOPASSWORD:       "A guest account, which has no password: upgrade it instead.",
+	guidepost.FSTATE:            "Not in the state this request needs (an upload being completed, or completed already).",
 }
 
 // problemTitle is the title every problem of code carries.
@@ -164,7 +170,8 @@ func serveProblemType(c *gin.Context) {
 	}
 	v := problemView{Code: code, Status: statusOf[code], problemDoc: d}
 	switch code {
-	case guidepost.EINVALID, guidepost.ECONFLICT, guidepost.ETOOLARGE, guidepost.EUNSUPPORTED, guidepost.EUNPROCESSABLE:
+	case guidepost.EINVALID, guidepost.ECONFLICT, guidepost.ETOOLARGE, guidepost.EUNSUPPORTED, guidepost.EUNPROCESSABLE,
+		guidepost.ECREDENTIALS, guidepost.ERATELIMITED:
 		for _, fc := range slices.Sorted(maps.Keys(fieldCodeDocs)) {
 			v.Fields = append(v.Fields, fieldCodeView{fc, fieldCodeDocs[fc]})
 		}

@@ -66,6 +66,8 @@ type Deps struct {
 	// Contact is the published contact GET /v1/about serves
 	// (MODERATION_CONTACT).
 	Contact string
+	// CORS lets web pages on other origins call the API (api/cors.go).
+	CORS CORS
 }
 
 // ReadMarks follow, per user and across API processes, how far the
@@ -91,13 +93,14 @@ type Server struct {
 
 	streamEnd  streamEnd
 	eventsSent *prometheus.CounterVec
+	corsPolicy corsPolicy
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
 func New(deps Deps) *Server {
 	deps = deps.withDefaults()
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{deps: deps, engine: gin.New()}
+	s := &Server{deps: deps, engine: gin.New(), corsPolicy: newCORSPolicy(deps.CORS)}
 	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
 	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
@@ -114,7 +117,7 @@ func New(deps Deps) *Server {
 		e.SetTrustedProxies(nil)
 	}
 	e.HandleMethodNotAllowed = true
-	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), compressAnswers, recoverPanics)
+	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), s.cors, compressAnswers, recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})

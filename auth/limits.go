@@ -78,7 +78,8 @@ func (s *Service) guarded(ctx context.Context, addr, email string, attempt func(
 // guessFailed reports the answers that tell a guesser something: a wrong
 // email or password, a wrong current password, an email already taken.
 func guessFailed(err error) bool {
-	if guidepost.ErrorCode(err) == guidepost.EUNAUTHORIZED {
+	switch guidepost.ErrorCode(err) {
+	case guidepost.EUNAUTHORIZED, guidepost.ECREDENTIALS:
 		return true
 	}
 	for _, f := range guidepost.ErrorFields(err) {

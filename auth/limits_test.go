@@ -48,7 +48,7 @@ func TestGuessingOneAccountDoesNotLockOutOthers(t *testing.T) {
 	signup(t, svc, "victim@example.com")
 	signup(t, svc, "bystander@example.com")
 	for i, addr := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3"} {
-		if code := login(svc, addr, "victim@example.com", "guess"); code != guidepost.EUNAUTHORIZED {
+		if code := login(svc, addr, "victim@example.com", "guess"); code != guidepost.ECREDENTIALS {
 			t.Fatalf("guess %d: %q, want unauthorized", i, code)
 		}
 	}
@@ -75,7 +75,7 @@ func TestFailuresPerAddress(t *testing.T) {
 		guidepost.Rate{Name: "login_email", Count: 100, Period: time.Hour})
 	signup(t, svc, "ana@example.com")
 	for i := range 5 {
-		if code := login(svc, "203.0.113.9", "user"+string(rune('a'+i))+"@example.com", "guess"); code != guidepost.EUNAUTHORIZED {
+		if code := login(svc, "203.0.113.9", "user"+string(rune('a'+i))+"@example.com", "guess"); code != guidepost.ECREDENTIALS {
 			t.Fatalf("failure %d: %q", i, code)
 		}
 	}
@@ -97,7 +97,7 @@ func TestLoginsInFlightDoNotStarveHonestOnes(t *testing.T) {
 	if honest != "" {
 		t.Fatalf("honest log-in beside 40 guesses in flight: %q (guesses: %v)", honest, codes)
 	}
-	if codes[guidepost.ERATELIMITED] != 38 || codes[guidepost.EUNAUTHORIZED] != 2 {
+	if codes[guidepost.ERATELIMITED] != 38 || codes[guidepost.ECREDENTIALS] != 2 {
 		t.Fatalf("guesses answered %v, want 2 checked and 38 refused before hashing", codes)
 	}
 }

@@ -182,7 +182,7 @@ type LoginInput struct {
 }
 
 // Login checks a password. Both an unknown email and a wrong password are the
-// same EUNAUTHORIZED, so the answer does not reveal which accounts exist.
+// same ECREDENTIALS, so the answer does not reveal which accounts exist.
 // Over a LoginLimits rate it is ERATELIMITED before any hashing, so a
 // password guesser costs the server almost nothing.
 func (s *Service) Login(ctx context.Context, in LoginInput) (Session, error) {
@@ -223,10 +223,17 @@ func (s *Service) login(ctx context.Context, email, password string) (Session, e
 		return Session{}, fmt.Errorf("auth: user %s: %w", u.ID, err)
 	}
 	if !ok || hash == s.dummyHash {
-		return Session{}, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the email or password is incorrect")
+		return Session{}, errCredentials
 	}
 	return s.session(ctx, u)
 }
+
+// errCredentials is a log-in refused for its email or password: a code of
+// its own, so that a client's "signed out" handling (EUNAUTHORIZED) never
+// fires on its log-in screen. One wording for both, as the answer must not
+// reveal which accounts exist.
+var errCredentials = &guidepost.Error{Code: guidepost.ECREDENTIALS, Message: "the email or password is incorrect",
+	Fields: []guidepost.FieldError{guidepost.Field("password", guidepost.FINCORRECT, "the email or password is incorrect")}}
 
 // withHashSlot runs fn when a hashing slot frees up within a second, and
 // otherwise answers "unavailable" so a burst of log-ins sheds instead of

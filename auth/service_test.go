@@ -98,7 +98,7 @@ func TestBadLoginSaysNothingAboutWhichFieldWasWrong(t *testing.T) {
 	_, wrongPassword := svc.Login(ctx, auth.LoginInput{Email: "cy@example.com", Password: "password2"})
 	_, unknownEmail := svc.Login(ctx, auth.LoginInput{Email: "nobody@example.com", Password: "password1"})
 	for _, err := range []error{wrongPassword, unknownEmail} {
-		if guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+		if guidepost.ErrorCode(err) != guidepost.ECREDENTIALS {
 			t.Fatalf("want unauthorized, got %v", err)
 		}
 	}
@@ -113,8 +113,8 @@ func TestGuestsCannotLogIn(t *testing.T) {
 	if err != nil || !sess.User.Guest || sess.User.Email != "" {
 		t.Fatalf("guest: %+v %v", sess, err)
 	}
-	if _, err := svc.Login(context.Background(), auth.LoginInput{Email: "", Password: ""}); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
-		t.Fatalf("want unauthorized, got %v", err)
+	if _, err := svc.Login(context.Background(), auth.LoginInput{Email: "", Password: ""}); guidepost.ErrorCode(err) != guidepost.ECREDENTIALS {
+		t.Fatalf("want credentials, got %v", err)
 	}
 }
 

@@ -161,7 +161,8 @@ func (s *Service) ChangePassword(ctx context.Context, in PasswordChange) (Sessio
 		return Session{}, err
 	}
 	if u.PasswordHash == "" {
-		return Session{}, guidepost.Errorf(guidepost.ECONFLICT, "a guest account has no password; upgrade it first")
+		return Session{}, &guidepost.Error{Code: guidepost.ECONFLICT, Message: "a guest account has no password; upgrade it first",
+			Fields: []guidepost.FieldError{guidepost.Field("current_password", guidepost.FNOPASSWORD, "a guest account has none: upgrade it (POST /v1/auth/upgrade)")}}
 	}
 	var sess Session
 	err = s.guarded(ctx, in.ClientAddr, u.Email, func() error {
@@ -230,4 +231,5 @@ func (s *Service) Upgrade(ctx context.Context, c Caller, in SignupInput) (Sessio
 	return sess, err
 }
 
-var errNotGuest = guidepost.Errorf(guidepost.ECONFLICT, "this account is not a guest account")
+var errNotGuest = &guidepost.Error{Code: guidepost.ECONFLICT, Message: "this account is not a guest account",
+	Fields: []guidepost.FieldError{guidepost.Field("", guidepost.FNOTGUEST, "only a guest account can be upgraded; this one has an email and password")}}

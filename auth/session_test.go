@@ -150,7 +150,7 @@ func TestPasswordChangeRevokesEverySession(t *testing.T) {
 	if _, err := svc.Authenticate(ctx, fresh.AccessToken); err != nil {
 		t.Fatalf("the new session: %v", err)
 	}
-	if _, err := svc.Login(ctx, auth.LoginInput{Email: "eve@example.com", Password: "password1"}); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := svc.Login(ctx, auth.LoginInput{Email: "eve@example.com", Password: "password1"}); guidepost.ErrorCode(err) != guidepost.ECREDENTIALS {
 		t.Fatalf("old password still works: %v", err)
 	}
 	if _, err := svc.Login(ctx, auth.LoginInput{Email: "eve@example.com", Password: "password2"}); err != nil {

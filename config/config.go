@@ -25,6 +25,8 @@ type Config struct {
 	DatabaseURL       string
 	RedisURL          string
 	S3Endpoint        string
+	S3PublicEndpoint  string   // S3_PUBLIC_ENDPOINT: the host presigned URLs name (default S3_ENDPOINT)
+	CORSOrigins       []string // CORS_ALLOWED_ORIGINS: web origins that may call the API; "*" for anonymous reads from any
 	S3Region          string
 	S3Bucket          string
 	S3AccessKey       string
@@ -125,6 +127,8 @@ type Limits struct {
 	LoginsPerAddr  int            // LOGIN_MAX_INFLIGHT_PER_IP: one address's log-ins checked at once
 	Upload         guidepost.Rate // RATE_UPLOADS_PER_USER
 	GuideWrite     guidepost.Rate // RATE_GUIDE_WRITES_PER_USER
+	GuideRefusals  guidepost.Rate // RATE_GUIDE_REFUSALS_PER_USER
+	UploadRefusals guidepost.Rate // RATE_UPLOAD_REFUSALS_PER_USER
 	Like           guidepost.Rate // RATE_LIKES_PER_USER
 	Rename         guidepost.Rate // RATE_RENAMES_PER_USER
 	Report         guidepost.Rate // RATE_REPORTS_PER_USER
@@ -159,6 +163,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		RedisURL:          e.redis("REDIS_URL", "redis://127.0.0.1:6379/0"),
 		S3Endpoint:        e.str("S3_ENDPOINT", "http://127.0.0.1:7070"),
 		S3Region:          e.str("S3_REGION", "us-east-1"),
+		CORSOrigins:       e.origins("CORS_ALLOWED_ORIGINS"),
 		S3Bucket:          e.str("S3_BUCKET", "guidepost"),
 		S3AccessKey:       e.str("S3_ACCESS_KEY", "guidepost"),
 		S3SecretKey:       e.str("S3_SECRET_KEY", "guidepost-secret"),
@@ -218,13 +223,15 @@ func Parse(getenv func(string) string) (Config, error) {
 			BodyMinRate:    e.bytes("BODY_MIN_RATE", 8<<10),
 			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", 5*time.Second, time.Nanosecond),
 			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
-			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "30/1h"),
+			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "300/1h"),
 			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
 			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
 			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", "refresh_token", "5/1m"),
 			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
 			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
 			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
+			GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", "guide_refusals", "1200/1h"),
+			UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", "upload_refusals", "1200/1h"),
 			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
 			Rename:         e.rate("RATE_RENAMES_PER_USER", "rename", "10/24h"),
 			Report:         e.rate("RATE_REPORTS_PER_USER", "report", "30/1h"),
@@ -244,6 +251,7 @@ func Parse(getenv func(string) string) (Config, error) {
 			ResumeWindow: e.duration("EVENTS_RESUME_WINDOW", 5*time.Minute, time.Second),
 		},
 	}
+	c.S3PublicEndpoint = strings.TrimRight(e.str("S3_PUBLIC_ENDPOINT", c.S3Endpoint), "/")
 	switch {
 	case c.JWTSecret == "" && c.Development():
 		c.JWTSecret = DevJWTSecret

@@ -223,3 +223,17 @@ func TestReplicaURLsParse(t *testing.T) {
 		t.Fatalf("a keyword DSN: %v", err)
 	}
 }
+
+func TestCORSOriginsAndPublicEndpoint(t *testing.T) {
+	c, err := Parse(getenv(map[string]string{"CORS_ALLOWED_ORIGINS": "https://app.example.com/, http://192.168.1.20:5173,*",
+		"S3_ENDPOINT": "http://10.0.0.5:7070/"}))
+	if err != nil || !reflect.DeepEqual(c.CORSOrigins, []string{"https://app.example.com", "http://192.168.1.20:5173", "*"}) ||
+		c.S3PublicEndpoint != "http://10.0.0.5:7070" {
+		t.Fatalf("%q %q %v", c.CORSOrigins, c.S3PublicEndpoint, err)
+	}
+	for _, bad := range []string{"app.example.com", "https://app.example.com/path", "https://"} {
+		if _, err := Parse(getenv(map[string]string{"CORS_ALLOWED_ORIGINS": bad})); err == nil {
+			t.Errorf("origin %q was taken", bad)
+		}
+	}
+}

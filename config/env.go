@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -129,6 +130,25 @@ func parseRate(name, v string) (guidepost.Rate, bool) {
 }
 
 // addrs wants a comma-separated list of IP addresses or CIDR prefixes.
+// origins reads a comma-separated list of web origins (scheme://host[:port],
+// no path) or "*".
+func (e *env) origins(key string) []string {
+	v := e.get(key)
+	if v == "" {
+		return nil
+	}
+	var out []string
+	for _, o := range strings.Split(v, ",") {
+		o = strings.TrimRight(strings.TrimSpace(o), "/")
+		if u, err := url.Parse(o); o != "*" && (err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "") {
+			e.fail(key, v, "want origins such as https://app.example.com (scheme and host, no path), or *, comma-separated")
+			return nil
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
 func (e *env) addrs(key string) []string {
 	v := e.get(key)
 	if v == "" {

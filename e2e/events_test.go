@@ -23,8 +23,15 @@ func TestEventsReachAClientOnAnotherAPIProcess(t *testing.T) {
 	upload, stream := s.start("serve"), s.start("serve", "SHUTDOWN_TIMEOUT=30s")
 	s.start("worker")
 	c := newMediaClient(t, upload.URL)
-	req, _ := http.NewRequest("GET", stream.URL+"/v1/events", nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	// As a browser's EventSource must: a ticket from one process, the
+	// stream from the other, no header.
+	var ticket struct {
+		Ticket string `json:"ticket"`
+	}
+	if code, raw := c.call("POST", "/v1/events/ticket", nil, &ticket); code != 201 || ticket.Ticket == "" {
+		t.Fatalf("ticket: %d %s", code, raw)
+	}
+	req, _ := http.NewRequest("GET", stream.URL+"/v1/events?ticket="+ticket.Ticket, nil)
 	events := testkit.OpenSSE(t, req)
 
 	id := c.upload(map[string][]byte{"photo.jpg": testPhoto(t, "photo.jpg")}, "").doc.ID
@@ -57,6 +64,9 @@ func TestEventsReachAClientOnAnotherAPIProcess(t *testing.T) {
 
 	start := time.Now()
 	stream.Signal(syscall.SIGTERM)
+	if end := events.Next(5 * time.Second); end.Name != "end" || end.Data != `{"reason":"draining"}` {
+		t.Fatalf("the stream's last event: %+v", end)
+	}
 	if !events.Ended(5*time.Second) || !stream.Wait(10*time.Second) {
 		t.Fatalf("the stream held the API process past SIGTERM:\n%s", stream.Output())
 	}

@@ -1,7 +1,9 @@
 package events
 
 import (
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -32,6 +34,10 @@ type HubOptions struct {
 // streamBuffer is how many events a stream may have waiting to be sent
 // before it is told to read the log instead.
 const streamBuffer = 64
+
+// StreamCapRetry is the Retry-After of a stream refused for the per-user
+// cap: about as long as a stream whose client vanished takes to be noticed.
+const StreamCapRetry = 15 * time.Second
 
 // NewHub registers the streams gauge and counters on opt.Registerer.
 func NewHub(opt HubOptions) *Hub {
@@ -70,7 +76,11 @@ func (h *Hub) Subscribe(userID string) (*Subscription, error) {
 	switch {
 	case len(h.users[userID]) >= h.perUser:
 		h.refused.WithLabelValues("per_user").Inc()
-		return nil, guidepost.Errorf(guidepost.ERATELIMITED, "this account has %d event streams open already; close one first", h.perUser)
+		return nil, &guidepost.Error{Code: guidepost.ERATELIMITED,
+			Message: fmt.Sprintf("this account has %d event streams open already; close one first", h.perUser),
+			// A stream whose client left is noticed within a write timeout
+			// or a heartbeat; that is when a retry may find room.
+			Limit: &guidepost.Limit{Name: "event_streams_per_user", Quota: int64(h.perUser), RetryAfter: StreamCapRetry}}
 	case h.n >= h.max:
 		h.refused.WithLabelValues("process").Inc()
 		return nil, guidepost.Errorf(guidepost.EUNAVAILABLE, "this server holds as many event streams as it can; retry shortly")

@@ -35,6 +35,7 @@ func NewService(store Store, clock Clock, cursorKey []byte, urls MediaURLs) *Ser
 // NearbyPage is one page of a radius search.
 type NearbyPage struct {
 	Items      []Item
+	Truncated  bool   // more guides are within the radius than this page: page on, as for a viewport
 	NextCursor string // "" on the last page
 }
 
@@ -201,7 +202,7 @@ func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error
 	}
 	page := NearbyPage{Items: items}
 	if len(items) > limit {
-		page.Items = items[:limit]
+		page.Items, page.Truncated = items[:limit], true
 		last := items[limit-1]
 		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
 			Depth: depth + limit, Issued: now.Truncate(cursorIssueWindow)})

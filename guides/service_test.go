@@ -162,7 +162,7 @@ func TestNearbyRefusesEveryBadParameter(t *testing.T) {
 		"radius 50,001": {func(p *guides.NearbyParams) { p.RadiusM = num(50_001) }, "radius_m"},
 		"radius Inf":    {func(p *guides.NearbyParams) { p.RadiusM = num(math.Inf(1)) }, "radius_m"},
 		"limit 0":       {func(p *guides.NearbyParams) { p.Limit = integer(0) }, "limit"},
-		"limit 101":     {func(p *guides.NearbyParams) { p.Limit = integer(101) }, "limit"},
+		"limit 501":     {func(p *guides.NearbyParams) { p.Limit = integer(guides.MaxMapLimit + 1) }, "limit"},
 		"tag of 33":     {func(p *guides.NearbyParams) { p.Tag = strings.Repeat("t", 33) }, "tag"},
 		"forged cursor": {func(p *guides.NearbyParams) { p.Cursor = "AAAA" }, "cursor"},
 	}

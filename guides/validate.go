@@ -26,10 +26,14 @@ const (
 	MinRadiusM     = 1
 	MaxRadiusM     = 50_000
 
-	DefaultNearbyLimit = 20
-	MaxNearbyLimit     = 100
-	DefaultBBoxLimit   = 100
-	MaxBBoxLimit       = 500
+	// The two map searches (nearby and viewport) page alike: one default
+	// and one maximum, so a client's map screen needs one page size.
+	DefaultMapLimit    = 100
+	MaxMapLimit        = 500
+	DefaultNearbyLimit = DefaultMapLimit
+	MaxNearbyLimit     = MaxMapLimit
+	DefaultBBoxLimit   = DefaultMapLimit
+	MaxBBoxLimit       = MaxMapLimit
 	DefaultMineLimit   = 20
 	MaxMineLimit       = 100
 

@@ -113,8 +113,9 @@ type NewUpload struct {
 	IdempotencyKey string
 }
 
-// StartResult answers NewUpload: a ticket to send the parts, or, when the
-// owner already has these bytes (Outcome Duplicate), that photo.
+// StartResult answers NewUpload: a ticket to send the parts (UploadStarted,
+// or UploadResumed for the owner's open upload of these bytes), or, when
+// the owner already has these bytes (Outcome Duplicate), that photo.
 type StartResult struct {
 	Ticket   UploadTicket
 	Existing UploadResult
@@ -123,4 +124,9 @@ type StartResult struct {
 }
 
 // UploadStarted: a direct upload was opened; the client sends its parts.
-const UploadStarted Outcome = "upload_started"
+// UploadResumed: the owner's open upload of the same bytes, with fresh
+// URLs: the client sends what is missing.
+const (
+	UploadStarted Outcome = "upload_started"
+	UploadResumed Outcome = "upload_resumed"
+)

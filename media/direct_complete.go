@@ -68,7 +68,7 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 	m := Media{
 		ID: u.MediaID, OwnerID: u.OwnerID, Status: StatusPending, ContentType: info.Format.MIME(),
 		Bytes: u.Bytes, SHA256: u.SHA256, Width: info.DisplayWidth, Height: info.DisplayHeight,
-		CreatedAt: now, UpdatedAt: now,
+		CreatedAt: now, UpdatedAt: now, Capture: info.Capture(), // from the header: a guide may be pinned on it at once
 	}
 	// Checked again now, as the quotas may have filled since the upload
 	// was created; a rate refusal leaves the upload open (and its object

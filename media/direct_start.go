@@ -120,6 +120,15 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 	case guidepost.ErrorCode(err) != guidepost.ENOTFOUND:
 		return StartResult{}, err
 	}
+	// The same file declared again while its upload is open (an app that
+	// lost the answer, or was killed before it saved the id) is that
+	// upload, with fresh URLs: not a second one filling the owner's slots.
+	switch t, err := s.openTwin(ctx, u); {
+	case err != nil:
+		return StartResult{}, err
+	case t != nil:
+		return StartResult{Ticket: *t, Outcome: UploadResumed}, nil
+	}
 	// Asked, not spent: completing spends it (see limits.go).
 	if err := s.rateLeft(ctx, in.OwnerID); err != nil {
 		return StartResult{}, err
@@ -129,6 +138,53 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 	}
 	t, err := s.ticket(ctx, u, nil)
 	return StartResult{Ticket: t, Outcome: UploadStarted}, err
+}
+
+// openTwin finds the owner's upload of the same bytes (SHA-256 and size)
+// still open, as its owner sees it now; nil when there is none.
+func (s *Service) openTwin(ctx context.Context, u Upload) (*UploadTicket, error) {
+	open, err := s.deps.Uploads.OwnerUploads(ctx, u.OwnerID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.deps.Clock.Now()
+	for _, o := range open {
+		if o.SHA256 == u.SHA256 && o.Bytes == u.Bytes && now.Before(o.Expires) {
+			t, err := s.UploadStatus(ctx, o.ID, o.OwnerID)
+			if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
+				continue // expired or ended since it was listed
+			}
+			return &t, err
+		}
+	}
+	return nil, nil
+}
+
+// OpenUploads lists the owner's uploads not yet completed nor expired, each
+// as UploadStatus tells it (fresh URLs, the parts held): an app that lost
+// its ids finds them again instead of leaking its slots for UPLOAD_TTL.
+func (s *Service) OpenUploads(ctx context.Context, ownerID string) ([]UploadTicket, error) {
+	if err := s.directOn(); err != nil {
+		return nil, err
+	}
+	open, err := s.deps.Uploads.OwnerUploads(ctx, ownerID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]UploadTicket, 0, len(open))
+	for _, u := range open {
+		t, err := s.UploadStatus(ctx, u.ID, ownerID)
+		switch {
+		case guidepost.ErrorCode(err) == guidepost.ENOTFOUND:
+			continue // expired, or ended since it was listed
+		case err != nil:
+			return nil, err
+		}
+		if t.State == UploadOpen || t.State == UploadCompleting {
+			out = append(out, t)
+		}
+	}
+	return out, nil
 }
 
 // openUpload opens the store's multipart upload, then records it within
@@ -210,7 +266,7 @@ func (s *Service) replayStart(ctx context.Context, held KeyUse) (StartResult, er
 		return StartResult{Existing: res, Outcome: Duplicate, Replayed: true}, err
 	}
 	t, err := s.UploadStatus(ctx, held.ResourceID, held.OwnerID)
-	return StartResult{Ticket: t, Outcome: UploadStarted, Replayed: true}, err
+	return StartResult{Ticket: t, Outcome: Outcome(held.Outcome), Replayed: true}, err
 }
 
 // UploadStatus tells the owner which parts the store holds and gives fresh

@@ -16,8 +16,9 @@ func unprocessablePlace(code, message string) error {
 }
 
 // PlaceOf returns where userID's photo was taken, for pinning a guide
-// there. Only the owner may use a photo's place; a photo not processed
-// yet, or without GPS in its metadata, is EUNPROCESSABLE naming the field.
+// there. Only the owner may use a photo's place; the place is read from the
+// header when the upload is accepted, so a photo still pending has it. A
+// photo without GPS in its metadata is EUNPROCESSABLE naming the field.
 func (s *Service) PlaceOf(ctx context.Context, mediaID, userID string) (lat, lng float64, err error) {
 	m, err := s.deps.Store.Get(ctx, mediaID)
 	switch {
@@ -25,8 +26,6 @@ func (s *Service) PlaceOf(ctx context.Context, mediaID, userID string) (lat, lng
 		return 0, 0, unprocessablePlace(guidepost.FNOTYOURS, "is not one of your photos")
 	case err != nil:
 		return 0, 0, err
-	case !m.Status.Finished():
-		return 0, 0, unprocessablePlace(guidepost.FNOTREADY, "the photo is still being processed; try again in a few seconds")
 	case !m.Capture.HasGPS:
 		return 0, 0, unprocessablePlace(guidepost.FNOLOCATION, "the photo has no location in its metadata")
 	}

@@ -115,6 +115,7 @@ func (s *Service) store(ctx context.Context, in UploadInput, info photo.Info) (U
 		ID: id.String(), OwnerID: in.OwnerID, Status: StatusPending,
 		ContentType: info.Format.MIME(), Bytes: in.File.size, SHA256: in.File.sha256,
 		Width: info.DisplayWidth, Height: info.DisplayHeight, CreatedAt: now, UpdatedAt: now,
+		Capture: info.Capture(), // from the header: a guide may be pinned on it at once
 	}
 	admit, refund, err := s.admitNew(ctx, m, false)
 	if err != nil {

@@ -26,11 +26,16 @@ import (
 
 // Config names the server and bucket.
 type Config struct {
-	Endpoint  string
-	Region    string
-	Bucket    string
-	AccessKey string
-	SecretKey string
+	Endpoint string
+	// PublicEndpoint is the host presigned URLs name ("": Endpoint): the
+	// address a phone or a browser reaches the store at, where the API
+	// reaches it on an internal one. A presigned URL is signed for its
+	// host, so it is signed by a client of that endpoint.
+	PublicEndpoint string
+	Region         string
+	Bucket         string
+	AccessKey      string
+	SecretKey      string
 }
 
 // S3 is a bucket on an S3-compatible server.
@@ -44,9 +49,18 @@ var _ media.Blobs = (*S3)(nil)
 
 // New builds a client. It does not touch the network; call Ping.
 func New(cfg Config) *S3 {
-	client := s3.New(s3.Options{
+	client := newClient(cfg, cfg.Endpoint)
+	signer := client
+	if cfg.PublicEndpoint != "" && cfg.PublicEndpoint != cfg.Endpoint {
+		signer = newClient(cfg, cfg.PublicEndpoint) // presigning is local: it never dials this host
+	}
+	return &S3{client: client, presign: s3.NewPresignClient(signer), bucket: cfg.Bucket}
+}
+
+func newClient(cfg Config, endpoint string) *s3.Client {
+	return s3.New(s3.Options{
 		Region:       cfg.Region,
-		BaseEndpoint: aws.String(cfg.Endpoint),
+		BaseEndpoint: aws.String(endpoint),
 		UsePathStyle: true,
 		Credentials:  credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, ""),
 		// S3-compatible servers vary in their support of the SDK's default
@@ -71,7 +85,6 @@ func New(cfg Config) *S3 {
 			IdleConnTimeout:       90 * time.Second,
 		}},
 	})
-	return &S3{client: client, presign: s3.NewPresignClient(client), bucket: cfg.Bucket}
 }
 
 // Bucket is the bucket's name.

@@ -16,6 +16,7 @@
 #   S3_SECRET_KEY     guidepost-secret
 #   S3_BUCKET         guidepost
 #   S3_REGION         us-east-1
+#   S3_CORS_ORIGINS   * (origins, space-separated, whose pages may PUT parts and GET photos)
 #   GUIDEPOST_TOOLS   ${XDG_CACHE_HOME:-$HOME/.cache}/guidepost/tools (tool cache, outside the clone)
 #   GUIDEPOST_STACK_DIR  <repo>/.stack (pidfile, logs, S3 data; git-ignored)
 #   GUIDEPOST_SENTINEL   opt-in: a folder; also starts a Redis primary, a replica
@@ -277,6 +278,27 @@ s3_curl() {
 	curl "${args[@]}" "$S3_ENDPOINT/$path" 2>/dev/null || true
 }
 
+# s3_put_cors : sets the bucket's CORS so that a browser page can PUT parts
+# to presigned URLs (with the checksum header they sign) and read photos,
+# and read each part's ETag. Idempotent: PUT ?cors replaces the rules.
+s3_put_cors() {
+	local body="$STACK_DIR/s3-cors.xml" out="$STACK_DIR/s3-cors-answer.xml" origin rule code origins
+	read -ra origins <<<"${S3_CORS_ORIGINS:-*}" # read, not a bare expansion: * must not glob
+	rule=""
+	for origin in "${origins[@]}"; do rule+="<AllowedOrigin>$origin</AllowedOrigin>"; done
+	rule+="<AllowedMethod>GET</AllowedMethod><AllowedMethod>HEAD</AllowedMethod><AllowedMethod>PUT</AllowedMethod>"
+	rule+="<AllowedHeader>*</AllowedHeader><ExposeHeader>ETag</ExposeHeader><MaxAgeSeconds>3600</MaxAgeSeconds>"
+	printf '<CORSConfiguration><CORSRule>%s</CORSRule></CORSConfiguration>' "$rule" >"$body"
+	code="$(curl -sS -o "$out" -w '%{http_code}' --max-time 10 -X PUT --data-binary "@$body" \
+		--aws-sigv4 "aws:amz:$S3_REGION:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" \
+		-H "Content-Type: application/xml" \
+		-H "Content-MD5: $(openssl dgst -md5 -binary "$body" | base64)" \
+		-H "x-amz-content-sha256: $(sha256sum "$body" | cut -d' ' -f1)" \
+		"$S3_ENDPOINT/$S3_BUCKET?cors=" 2>/dev/null || true)"
+	[ "$code" = 200 ] || die s3 "PUT bucket CORS of $S3_BUCKET: HTTP $code $(s3_error "$out")"
+	rm -f "$body" "$out"
+}
+
 # Any HTTP answer (even 403 to an unsigned request) means the server is up.
 s3_answers() {
 	local code
@@ -451,7 +473,8 @@ s3_up() {
 		code="$(s3_curl HEAD "$S3_BUCKET")"
 		[ "$code" = 200 ] || die s3 "bucket $S3_BUCKET created but a signed HEAD answers HTTP $code"
 	fi
-	say "s3: $state, bucket $S3_BUCKET ok"
+	s3_put_cors
+	say "s3: $state, bucket $S3_BUCKET ok (CORS: ${S3_CORS_ORIGINS:-*})"
 }
 
 jpeg_up

@@ -79,10 +79,13 @@ func (s *Media) Create(ctx context.Context, m media.Media, admit func(media.Usag
 				return err
 			}
 		}
+		taken, lat, lng := captureArgs(m.Capture)
 		_, err := tx.Exec(ctx,
-			`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-			m.ID, m.OwnerID, m.Status, m.ContentType, m.Bytes, m.Width, m.Height, m.SHA256, m.CreatedAt, m.UpdatedAt)
+			`INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, created_at, updated_at,
+			                    taken_at, taken_lat, taken_lng)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+			m.ID, m.OwnerID, m.Status, m.ContentType, m.Bytes, m.Width, m.Height, m.SHA256, m.CreatedAt, m.UpdatedAt,
+			taken, lat, lng)
 		return translate(err, "media")
 	})
 }
@@ -132,15 +135,19 @@ func (s *Media) Start(ctx context.Context, id string, now time.Time) (media.Medi
 	return s.Get(ctx, id)
 }
 
-func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Capture, now time.Time) error {
-	var taken *time.Time
-	var lat, lng *float64
+// captureArgs are a capture's columns: NULL for what the photo lacks.
+func captureArgs(c photo.Capture) (taken *time.Time, lat, lng *float64) {
 	if !c.TakenAt.IsZero() {
 		taken = &c.TakenAt
 	}
 	if c.HasGPS {
 		lat, lng = &c.Lat, &c.Lng
 	}
+	return taken, lat, lng
+}
+
+func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Capture, now time.Time) error {
+	taken, lat, lng := captureArgs(c)
 	_, err := s.db.exec(ctx,
 		`UPDATE media SET status = 'ready', thumbhash = $2, failure = NULL, failure_reason = NULL, processed_at = $3, updated_at = $3,
 		        taken_at = $4, taken_lat = $5, taken_lng = $6, marker = true

@@ -101,7 +101,7 @@ func open(ctx context.Context, cfg config.Config, log *slog.Logger) (*app, error
 		return nil, err
 	}
 	a.blobs = objstore.New(objstore.Config{
-		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
+		Endpoint: cfg.S3Endpoint, PublicEndpoint: cfg.S3PublicEndpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
 		AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
 	})
 	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -197,10 +197,11 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	})
 	deps.Limiter = limiter
 	deps.Rates = api.Rates{Signup: lim.Signup, Guest: lim.Guest, GuideWrite: lim.GuideWrite, Like: lim.Like, Rename: lim.Rename, Refresh: lim.RefreshIP,
-		Report: lim.Report, Block: lim.Block}
+		Report: lim.Report, Block: lim.Block, GuideRefusals: lim.GuideRefusals, UploadRefusals: lim.UploadRefusals}
 	deps.Uploads = api.UploadLimits{Slots: lim.UploadSlots, PerUser: lim.UploadsPerUser, PerAddr: lim.UploadsPerAddr, MinRate: lim.UploadMinRate, Grace: lim.UploadGrace}
 	deps.Bodies = api.BodyLimits{PerAddr: lim.BodiesPerAddr, MinRate: lim.BodyMinRate, Grace: lim.BodyGrace}
 	deps.TrustedProxies = lim.TrustedProxies
+	deps.CORS = api.CORS{Origins: a.cfg.CORSOrigins}
 	blockSets, stopBlocks := a.blockSets(ctx)
 	deps.Blocks = blocks.NewService(blockSets, a.clock, lim.BlocksMax)
 	mediaSvc := a.mediaService(nil, blockSets, true).WithUploadRate(limiter, lim.Upload)
@@ -272,7 +273,7 @@ func (a *app) eventStreams(ctx context.Context) (api.EventStreams, func()) {
 	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { a.events().Run(fctx, hub) })
-	return api.EventStreams{Hub: hub, Log: a.events()}, func() { cancel(); wg.Wait() }
+	return api.EventStreams{Hub: hub, Log: a.events(), Tickets: a.events()}, func() { cancel(); wg.Wait() }
 }
 
 // mediaService builds the feature on the app's pools. The API and the worker

@@ -37,6 +37,11 @@ func ReadCapture(data []byte, f Format) Capture {
 	return parseCapture(tiff)
 }
 
+// Capture is where and when the photo was taken, from the EXIF block Probe
+// read with the header: known as soon as an upload is accepted, before any
+// render, so a guide can be pinned on a photo still pending.
+func (i Info) Capture() Capture { return parseCapture(i.m.exif) }
+
 // EXIF tags read here: the sub-IFD pointers of IFD0, then their fields.
 const (
 	tagExifIFD       = 0x8769

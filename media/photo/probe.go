@@ -173,7 +173,7 @@ func Probe(r io.ReadSeeker, f Format, maxPixels int64) (Info, error) {
 		if err := checkPixels(info.Width, info.Height, maxPixels); err != nil {
 			return Info{}, err
 		}
-		m = meta{orientation: exifOrientation(h.exif), icc: h.icc}
+		m = meta{orientation: exifOrientation(h.exif), icc: h.icc, exif: h.exif}
 		if h.transformed {
 			m.orientation, info.decoderOrients = h.orientation, true
 		}

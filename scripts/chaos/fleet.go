@@ -111,6 +111,7 @@ func startFleet(ctx context.Context, root, dir string, log *slog.Logger, cfg fle
 		// drills measure failovers rather than abuse limits.
 		"RATE_GUEST_PER_IP=1000000/1h", "RATE_SIGNUP_PER_IP=1000000/1h", "RATE_UPLOADS_PER_USER=off",
 		"RATE_GUIDE_WRITES_PER_USER=off", "RATE_LIKES_PER_USER=off", "UPLOAD_MAX_PER_IP=100000",
+		"RATE_GUIDE_REFUSALS_PER_USER=off", "RATE_UPLOAD_REFUSALS_PER_USER=off",
 		"TOKEN_TTL=24h",
 	}
 	if f.replica != nil {

@@ -210,8 +210,12 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Log in; a wrong email or password is the same 401.
-         * @description Failed log-ins are counted per client address and per email; past
+         * Log in; a wrong email or password is the same 401 /problems/credentials.
+         * @description A wrong email or password is 401 with type /problems/credentials
+         *     (errors: password, incorrect), never /problems/unauthorized: a
+         *     client's "signed out" handling must not fire on its log-in screen.
+         *     The auth routes (guest, signup, login, refresh) ignore any
+         *     Authorization header. Failed log-ins are counted per client address and per email; past
          *     either limit every attempt is 429 (even with the right password)
          *     until Retry-After, without the password being checked. A log-in that
          *     succeeds does not count.
@@ -513,7 +517,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a refresh token for a new access token and the next refresh token.
-         * @description A refresh token works once, and each refresh moves the session's end to REFRESH_TTL from now (up to SESSION_MAX_AGE after it began). Presented again within REFRESH_GRACE of its use (a retry after a lost answer, or two requests racing) it gets a working answer of its own; presented after that, it revokes its whole session (it leaked).
+         * @description An Authorization header is ignored here (a client refreshing an expired token may send it along). A refresh token works once, and each refresh moves the session's end to REFRESH_TTL from now (up to SESSION_MAX_AGE after it began). Presented again within REFRESH_GRACE of its use (a retry after a lost answer, or two requests racing) it gets a working answer of its own; presented after that, it revokes its whole session (it leaked).
          */
         post: operations["refreshSession"];
         delete?: never;
@@ -672,15 +676,39 @@ export interface paths {
          *     first.
          *
          *     The stream ends when the server shuts down or the access token
-         *     expires or its session ends (checked every minute): reconnect, with
-         *     a fresh token if needed, and Last-Event-ID. An account may hold a
-         *     few streams at once per server (EVENTS_MAX_PER_USER, 429 past it).
-         *     Browsers' EventSource cannot send the Authorization header: use a
-         *     fetch-based SSE client.
+         *     expires or its session ends (checked every minute), with an `end`
+         *     event naming the reason first (EndEvent): reconnect, with a fresh
+         *     token if needed, and Last-Event-ID. An account may hold a few
+         *     streams at once per server (EVENTS_MAX_PER_USER; past it 429 with
+         *     Retry-After).
+         *
+         *     Signing in: the Authorization header, or, for a client that cannot
+         *     send one (a browser's EventSource), `?ticket=` from POST
+         *     /v1/events/ticket. A ticket works once and for 60 seconds; the
+         *     stream then lives, and is rechecked, as the token that got the
+         *     ticket would be (so it ends with token_expired when that token
+         *     does: get a new ticket with a fresh token). Sending both is 400.
          */
         get: operations["streamEvents"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/events/ticket": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A single-use ticket, for 60 seconds, that opens one event stream (GET /v1/events?ticket=). */
+        post: operations["createEventTicket"];
         delete?: never;
         options?: never;
         head?: never;
@@ -694,7 +722,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * The caller's uploads still open (not completed, cancelled or expired), each with fresh URLs.
+         * @description An app killed before it saved an upload's id finds it here and resumes or cancels it, instead of leaving its UPLOAD_MAX_OPEN slots taken until UPLOAD_TTL. At most UPLOAD_MAX_OPEN items, oldest first.
+         */
+        get: operations["listUploads"];
         put?: never;
         /**
          * Start a direct upload; the client then PUTs the parts straight to S3.
@@ -713,7 +745,9 @@ export interface paths {
          *     size counts against the quotas while the upload is open (403), and
          *     an account whose rate is spent is refused here (429) before any
          *     byte is sent; completing spends it. Idempotency-Key works as on
-         *     POST /v1/media; a replay gives fresh URLs.
+         *     POST /v1/media; a replay gives fresh URLs. Declaring a file whose
+         *     upload is open again (an app that lost the answer or its saved id)
+         *     is 200 with that upload, not a second one.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -977,6 +1011,8 @@ export interface components {
          *     (401, sign in again), /problems/token_expired (401, refresh the
          *     access token), /problems/forbidden (403),
          *     /problems/quota_exceeded (403), /problems/not_found (404),
+         *     /problems/credentials (401, a log-in's email or password is
+         *     wrong: nothing was signed out),
          *     /problems/method_not_allowed (405), /problems/body_timeout (408),
          *     /problems/conflict (409), /problems/too_large (413),
          *     /problems/unsupported (415), /problems/unprocessable (422),
@@ -984,13 +1020,15 @@ export interface components {
          *     /problems/unavailable (503).
          * @enum {string}
          */
-        ProblemType: "/problems/invalid" | "/problems/unauthorized" | "/problems/token_expired" | "/problems/forbidden" | "/problems/quota_exceeded" | "/problems/not_found" | "/problems/method_not_allowed" | "/problems/body_timeout" | "/problems/conflict" | "/problems/too_large" | "/problems/unsupported" | "/problems/unprocessable" | "/problems/rate_limited" | "/problems/internal" | "/problems/unavailable";
+        ProblemType: "/problems/invalid" | "/problems/unauthorized" | "/problems/token_expired" | "/problems/forbidden" | "/problems/quota_exceeded" | "/problems/not_found" | "/problems/method_not_allowed" | "/problems/body_timeout" | "/problems/conflict" | "/problems/too_large" | "/problems/unsupported" | "/problems/unprocessable" | "/problems/rate_limited" | "/problems/internal" | "/problems/unavailable" | "/problems/credentials";
         FieldError: {
             /** @description The parameter, header or member at fault (tags[2] for a list item); "" for the body as a whole. */
             field: string;
             code: components["schemas"]["FieldErrorCode"];
             /** @description The mistake in English, one wording per mistake. */
             message: string;
+            /** @description On a rate_limited entry (every 429 has one, field ""): the limit that refused the request, as RateLimit-Policy names it (signup, guest, login_ip, login_email, refresh_ip, refresh_token, upload, upload_refusals, guide_write, guide_refusals, like, rename, report, block, concurrent_uploads_per_user, concurrent_uploads_per_address, concurrent_bodies_per_address, concurrent_logins_per_address, event_streams_per_user). */
+            limit?: string;
         };
         /**
          * @description What is wrong with a field, for a program to act on; the meaning of
@@ -1013,10 +1051,15 @@ export interface components {
          *     parts missing; limit_reached: an allowance this request would pass;
          *     not_found: names nothing that exists, or nothing any more (a user id
          *     of no account, a report's target deleted); self: names the caller
-         *     where another is wanted (reporting or blocking yourself).
+         *     where another is wanted (reporting or blocking yourself);
+         *     rate_limited: a rate or concurrency limit refused the request (every
+         *     429 has one such entry, naming the limit); not_guest: only a guest
+         *     can be upgraded; no_password: a guest has no password to change;
+         *     wrong_state: clashes with the state of what the request acts on
+         *     (every 409 without a field of its own has one).
          * @enum {string}
          */
-        FieldErrorCode: "required" | "too_long" | "too_short" | "too_many" | "too_large" | "out_of_range" | "invalid_format" | "invalid_characters" | "duplicate" | "unknown_parameter" | "unknown_field" | "conflicting" | "not_yours" | "not_ready" | "failed" | "no_location" | "incorrect" | "taken" | "expired" | "mismatch" | "in_use" | "unsupported" | "incomplete" | "limit_reached" | "not_found" | "self";
+        FieldErrorCode: "required" | "too_long" | "too_short" | "too_many" | "too_large" | "out_of_range" | "invalid_format" | "invalid_characters" | "duplicate" | "unknown_parameter" | "unknown_field" | "conflicting" | "not_yours" | "not_ready" | "failed" | "no_location" | "incorrect" | "taken" | "expired" | "mismatch" | "in_use" | "unsupported" | "incomplete" | "limit_reached" | "not_found" | "self" | "rate_limited" | "not_guest" | "no_password" | "wrong_state";
         User: {
             id: string;
             /** @description null for guests */
@@ -1223,7 +1266,7 @@ export interface components {
             lat?: number;
             /** @description Required unless location_from_media_id is sent. */
             lng?: number;
-            /** @description Instead of lat and lng: pin the guide where this photo of the author's was taken. A photo that is not the author's, not processed yet, or has no GPS in its metadata is a 422 naming this field. */
+            /** @description Instead of lat and lng: pin the guide where this photo of the author's was taken, read from its header when the upload was accepted (so a photo still pending works). A photo that is not the author's (not_yours) or has no GPS in its metadata (no_location) is a 422 naming this field. */
             location_from_media_id?: string;
             /** @description The author's own photos (POST /v1/media), in display order, each once. Another user's or an unknown id is a 400 naming media_ids[i] with code not_yours (a failed photo: failed), reported together with every other bad field. */
             media_ids?: string[];
@@ -1321,6 +1364,13 @@ export interface components {
             items: components["schemas"]["Block"][];
             /** @description null on the last page; else send it as `cursor`. */
             next_cursor: string | null;
+        };
+        NearbyPage: {
+            items: components["schemas"]["GuideItem"][];
+            /** @description null on the last page; else send it as `cursor`. */
+            next_cursor: string | null;
+            /** @description More guides are within the radius than this page holds (next_cursor then continues), as the viewport page says. */
+            truncated: boolean;
         };
         MediaPage: {
             items: components["schemas"]["Media"][];
@@ -1456,7 +1506,7 @@ export interface components {
          *     lines carry it (data is one line of JSON). `media.ready` and
          *     `media.failed` carry an id; `resync` does not.
          */
-        Event: components["schemas"]["MediaEvent"] | components["schemas"]["ModerationEvent"] | components["schemas"]["ResyncEvent"];
+        Event: components["schemas"]["MediaEvent"] | components["schemas"]["ModerationEvent"] | components["schemas"]["ResyncEvent"] | components["schemas"]["EndEvent"];
         /**
          * @description A moderator (or an automatic hold) acted on the caller's guide,
          *     photo or account: the data is the audit log entry.
@@ -1594,6 +1644,35 @@ export interface components {
             /** @enum {string} */
             event: "resync";
             data: Record<string, never>;
+        };
+        UploadList: {
+            items: components["schemas"]["Upload"][];
+        };
+        /**
+         * @description The stream's last event, sent just before the server closes it for
+         *     a reason: token_expired (refresh the access token, then reconnect
+         *     with Last-Event-ID), session_revoked (the session ended: sign in
+         *     again), draining (the server is shutting down: reconnect at once,
+         *     another server answers). A stream that ends without it was cut by
+         *     the network or a failing dependency: reconnect.
+         */
+        EndEvent: {
+            /** @enum {string} */
+            event: "end";
+            data: {
+                /** @enum {string} */
+                reason: "token_expired" | "session_revoked" | "draining";
+            };
+        };
+        /** @description A single-use ticket for GET /v1/events?ticket=, for clients that cannot send a header on a stream (EventSource). */
+        EventTicket: {
+            /** @description Opaque; works once. */
+            ticket: string;
+            /**
+             * Format: date-time
+             * @description 60 seconds after it was issued.
+             */
+            expires_at: string;
         };
     };
     responses: {
@@ -2674,7 +2753,10 @@ export interface operations {
     };
     streamEvents: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description A ticket from POST /v1/events/ticket, instead of the Authorization header. */
+                ticket?: string;
+            };
             header?: {
                 /** @description The id of the last event received, to resume after it. */
                 "Last-Event-ID"?: string;
@@ -2696,7 +2778,7 @@ export interface operations {
             };
             400: components["responses"]["Problem"];
             401: components["responses"]["Problem"];
-            429: components["responses"]["Problem"];
+            429: components["responses"]["RateLimited"];
             /** @description the server is shutting down or holds as many streams as it can (with Retry-After); reconnect */
             503: {
                 headers: {
@@ -2707,6 +2789,62 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+        };
+    };
+    createEventTicket: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the ticket */
+            201: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventTicket"];
+                };
+            };
+            401: components["responses"]["Problem"];
+            /** @description tickets are unavailable (Redis down); send the Authorization header on the stream instead */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUploads: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the open uploads */
+            200: {
+                headers: {
+                    "Cache-Control"?: "no-store";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadList"];
+                };
+            };
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            503: components["responses"]["Problem"];
         };
     };
     createUpload: {
@@ -2730,13 +2868,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description you already have a photo with this SHA-256; nothing to send */
+            /** @description you already have a photo with this SHA-256 (the Media, Location /v1/media/{id}): nothing to send; or an upload of this file (same SHA-256 and bytes) is open (the Upload, Location /v1/uploads/{id}), with fresh URLs: send what it lacks */
             200: {
                 headers: {
+                    /** @description /v1/media/{id} or /v1/uploads/{id} */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Media"];
+                    "application/json": components["schemas"]["Media"] | components["schemas"]["Upload"];
                 };
             };
             /** @description the upload; send its parts */
@@ -3004,6 +3144,7 @@ export interface operations {
                 lat: number;
                 lng: number;
                 radius_m?: number;
+                /** @description The same default and maximum as the viewport's (GET /v1/guides). */
                 limit?: number;
                 /** @description The previous page's next_cursor. */
                 cursor?: components["parameters"]["Cursor"];
@@ -3043,7 +3184,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["GuidePage"];
+                    "application/json": components["schemas"]["NearbyPage"];
                 };
             };
             304: components["responses"]["NotModified"];
