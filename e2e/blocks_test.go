@@ -140,19 +140,6 @@ func (w *blockWorld) shows(v view) bool {
 		slices.Equal(sorted(v.search), want) && v.clustered == int64(len(want)) && v.guide && v.media && v.batch
 }
 
-// within polls ok for up to a second.
-func within(t *testing.T, what string, ok func() bool) {
-	t.Helper()
-	start := time.Now()
-	for !ok() {
-		if time.Since(start) > time.Second {
-			t.Fatalf("%s: not within 1 s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Logf("%s after %s", what, time.Since(start).Round(time.Millisecond))
-}
-
 // A block made on one process takes the blocked author's guides and photo
 // out of every answer the blocker gets from the other within a second
 // (nearby, viewport, text search, clusters, the guide, the photo, a batch
@@ -184,7 +171,7 @@ func checkBlocks(t *testing.T, w *blockWorld) {
 	if code, raw := w.a.call("PUT", "/v1/me/blocks/"+w.bad, w.vtoken, nil, &blk); code != 200 || blk.User.ID != w.bad {
 		t.Fatalf("block: %d %s", code, raw)
 	}
-	within(t, "the block on the other process", func() bool { return w.hides(w.view(w.b, w.vtoken)) })
+	within(t, time.Second, "the block on the other process", func() bool { return w.hides(w.view(w.b, w.vtoken)) })
 	if v := w.view(w.a, w.vtoken); !w.hides(v) {
 		t.Fatalf("the blocking process shows the viewer %+v", v)
 	}
@@ -216,7 +203,7 @@ func checkBlocks(t *testing.T, w *blockWorld) {
 	if code, raw := w.b.call("DELETE", "/v1/me/blocks/"+w.bad, w.vtoken, nil, nil); code != 204 {
 		t.Fatalf("unblock: %d %s", code, raw)
 	}
-	within(t, "the unblock on the other process", func() bool { return w.shows(w.view(w.a, w.vtoken)) })
+	within(t, time.Second, "the unblock on the other process", func() bool { return w.shows(w.view(w.a, w.vtoken)) })
 	if code, raw := w.a.call("PUT", "/v1/guides/"+w.viewerGuide+"/like", w.badToken, nil, nil); code != 200 {
 		t.Fatalf("like after the unblock: %d %s", code, raw)
 	}

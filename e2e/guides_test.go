@@ -297,11 +297,11 @@ func TestGuidesFreshAcrossProcesses(t *testing.T) {
 	if code, raw := a.call("POST", "/v1/guides", token, map[string]any{"title": "Fresh", "lat": lat, "lng": lng}, &g); code != 201 {
 		t.Fatalf("create: %d %s", code, raw)
 	}
-	within(t, "created guide seen by the other process", func() bool { n, v, c := sees(b, g.ID); return n && v && c })
+	within(t, time.Second, "created guide seen by the other process", func() bool { n, v, c := sees(b, g.ID); return n && v && c })
 	if code, raw := a.call("DELETE", "/v1/guides/"+g.ID, token, nil, nil); code != 204 {
 		t.Fatalf("delete: %d %s", code, raw)
 	}
-	within(t, "deleted guide gone from the other process", func() bool { n, v, c := sees(b, g.ID); return !n && !v && !c })
+	within(t, time.Second, "deleted guide gone from the other process", func() bool { n, v, c := sees(b, g.ID); return !n && !v && !c })
 }
 
 // Redis stopped: nearby still answers, and answers what the database does.
