@@ -28,8 +28,10 @@ export interface paths {
         /**
          * Ready to serve; gates on PostgreSQL only, Redis and S3 are reported.
          * @description The body names each dependency's state (`ok` or `unavailable`) and a
-         *     status: `ready`, `degraded` (Redis or S3 is down: the API keeps
-         *     answering without them), `unavailable` (PostgreSQL is down) or
+         *     status: `ready`, `degraded` (Redis or S3 is down, or with
+         *     DATABASE_REPLICA_URLS no replica is in rotation,
+         *     `postgres_replicas`: the API keeps answering without them),
+         *     `unavailable` (PostgreSQL is down) or
          *     `draining` (shutting down). The states come from one check at most
          *     a second old, shared by every call meanwhile: polling costs the
          *     dependencies (an S3 HeadBucket is billed) once a second however
