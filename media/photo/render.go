@@ -18,11 +18,29 @@ const (
 	WebQuality   = 85
 	ThumbMax     = 1080
 	ThumbQuality = 70
+	// SmallMax is a phone card's or a map list's width (540 CSS pixels at
+	// 1x, or a half-width tile at 2x).
+	SmallMax     = 540
+	SmallQuality = 70
 	// MarkerSize is the side of the square marker a map pin shows; a photo
 	// whose shorter side is less gets a marker of that side instead.
 	MarkerSize    = 256
 	MarkerQuality = 75
 	hashMax       = 100 // ThumbHash input; the format allows no more
+)
+
+// qualities are one derivative's quality in each encoding. The WebP and
+// AVIF ones keep each file within 0.01 SSIM of the JPEG beside it on the
+// test photos (TestFormatsKeepTheJPEGsSSIM) at a third of its bytes or
+// less. Equal SSIM is out of reach on flat synthetic images, where the
+// JPEG keeps 4:4:4 chroma and lossy WebP cannot (see the README).
+type qualities struct{ jpeg, webp, avif int }
+
+var (
+	webQ    = qualities{WebQuality, 88, 65}
+	thumbQ  = qualities{ThumbQuality, 82, 60}
+	smallQ  = qualities{SmallQuality, 82, 60}
+	markerQ = qualities{MarkerQuality, 88, 65}
 )
 
 // DefaultMaxBytes bounds the input Render reads (phone photos are 2–15 MB).
@@ -36,17 +54,40 @@ type Options struct {
 	// and colour included) and encoding, once each per render, so the worker
 	// can show where its CPU goes.
 	Stage func(stage string, d time.Duration)
+	// Encodings beside JPEG (always made) to render every derivative in:
+	// EncodingWebP, EncodingAVIF.
+	Encodings []Encoding
+
+	// keep, in tests, sees each derivative's pixels before they are
+	// encoded: what SSIM is measured against.
+	keep func(d Derivative, img *image.RGBA)
 }
 
-// Derivative is one rendered JPEG: sRGB, upright, no metadata.
+// Derivative is one rendered image in each encoding asked for: sRGB,
+// upright, no metadata, the same pixels in each.
 type Derivative struct {
 	JPEG          []byte
+	WebP, AVIF    []byte // nil unless Options.Encodings asked for them
 	Width, Height int
+}
+
+// File is the derivative in encoding e, nil when it was not rendered.
+func (d Derivative) File(e Encoding) []byte {
+	switch e {
+	case EncodingJPEG:
+		return d.JPEG
+	case EncodingWebP:
+		return d.WebP
+	case EncodingAVIF:
+		return d.AVIF
+	}
+	return nil
 }
 
 // Result holds the derivatives of one photo.
 type Result struct {
 	Web, Thumb    Derivative
+	Small         Derivative // fitted within SmallMax
 	Marker        Derivative // the centred square, at most MarkerSize a side
 	Width, Height int        // displayed size of the original
 	ThumbHash     string     // base64 (standard encoding)
@@ -88,7 +129,7 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 		return Result{}, err
 	}
 	res := Result{Width: shown.X, Height: shown.Y}
-	if res.Web, err = web.encode(ctx, WebQuality); err != nil {
+	if res.Web, err = web.encode(ctx, webQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
@@ -96,14 +137,21 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 	tw, th := fit(web.width(), web.height(), ThumbMax)
 	thumb := web.shrink(tw, th, imaging.CatmullRom)
 	sw.lap(&sw.resize)
-	if res.Thumb, err = thumb.encode(ctx, ThumbQuality); err != nil {
+	if res.Thumb, err = thumb.encode(ctx, thumbQ, opts); err != nil {
+		return Result{}, err
+	}
+	sw.lap(&sw.encode)
+	sw2, sh2 := fit(tw, th, SmallMax)
+	small := thumb.shrink(sw2, sh2, imaging.CatmullRom)
+	sw.lap(&sw.resize)
+	if res.Small, err = small.encode(ctx, smallQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
 	// From the thumbnail: its shorter side is the crop's, at most 1080.
 	marker := thumb.square(MarkerSize)
 	sw.lap(&sw.resize)
-	if res.Marker, err = marker.encode(ctx, MarkerQuality); err != nil {
+	if res.Marker, err = marker.encode(ctx, markerQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
