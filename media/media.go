@@ -45,6 +45,9 @@ type Media struct {
 	// Capture is where and when the photo was taken, read from the
 	// original once it is processed; only its owner ever sees it.
 	Capture photo.Capture
+	// Variants are the stored derivatives, nil for a photo rendered before
+	// variants (it answers with its JPEGs until the back-fill renders it).
+	Variants []Variant
 }
 
 // View is a photo as one viewer sees it: the row plus the URLs that viewer
@@ -57,8 +60,15 @@ type View struct {
 	Owner       bool
 	WebURL      string
 	ThumbURL    string
-	MarkerURL   string // "" also for a ready photo whose marker is not rendered yet
-	OriginalURL string // the owner's only: originals keep their EXIF and GPS
+	MarkerURL   string       // "" also for a ready photo whose marker is not rendered yet
+	VariantURLs []VariantURL // of a ready photo, smallest first
+	OriginalURL string       // the owner's only: originals keep their EXIF and GPS
+}
+
+// VariantURL is a Variant as a viewer may fetch it.
+type VariantURL struct {
+	Variant
+	URL string
 }
 
 // Object keys are made here from the id alone, so nothing a client sends

@@ -49,7 +49,7 @@ const itemColumns = `g.id::text, g.author_id::text, ` + authorName + `, g.title,
 	g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
 	(SELECT count(*) FROM guide_media pc WHERE pc.guide_id = g.id)::int,
-	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')`
+	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), c.variants`
 
 const authorName = `(SELECT u.display_name FROM users u WHERE u.id = g.author_id)`
 
@@ -57,14 +57,14 @@ const authorName = `(SELECT u.display_name FROM users u WHERE u.id = g.author_id
 const itemSource = `id, author_id, title, location, tags, created_at, like_count`
 
 const itemJoins = `LEFT JOIN LATERAL (
-		SELECT m.id, m.status, m.thumbhash FROM guide_media gm JOIN media m ON m.id = gm.media_id
+		SELECT m.id, m.status, m.thumbhash, m.variants FROM guide_media gm JOIN media m ON m.id = gm.media_id
 		WHERE gm.guide_id = g.id ORDER BY gm.position LIMIT 1
 	) c ON true`
 
 func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
 	var it guides.Item
 	dest := append([]any{&it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt,
-		&it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}, extra...)
+		&it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash, (*variantsColumn)(&it.Cover.Variants)}, extra...)
 	err := row.Scan(dest...)
 	if it.Tags == nil {
 		it.Tags = []string{}

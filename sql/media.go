@@ -21,7 +21,7 @@ func NewMedia(db *DB) *Media { return &Media{db: db} }
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
-	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker`
+	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker, variants`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
@@ -29,7 +29,7 @@ func scanMedia(row pgx.Row) (media.Media, error) {
 	var lat, lng *float64
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
 		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed,
-		&taken, &lat, &lng, &m.Marker)
+		&taken, &lat, &lng, &m.Marker, (*variantsColumn)(&m.Variants))
 	if processed != nil {
 		m.ProcessedAt = *processed
 	}
@@ -127,6 +127,27 @@ func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Captur
 func (s *Media) MarkerStored(ctx context.Context, id string) error {
 	_, err := s.db.Pool.Exec(ctx, `UPDATE media SET marker = true WHERE id = $1 AND status = 'ready'`, id)
 	return translate(err, "media")
+}
+
+// VariantsStored records the variants of a photo not deleted.
+func (s *Media) VariantsStored(ctx context.Context, id string, vs []media.Variant) error {
+	doc, err := variantsColumn(vs).text()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Pool.Exec(ctx, `UPDATE media SET variants = $2::jsonb, marker = true WHERE id = $1 AND deleted_at IS NULL`, id, doc)
+	return translate(err, "media")
+}
+
+// WithoutVariants uses media_unvaried_idx (partial, like the marker's).
+func (s *Media) WithoutVariants(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.Pool.Query(ctx,
+		`SELECT id::text FROM media WHERE status = 'ready' AND variants IS NULL AND deleted_at IS NULL ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "media")
 }
 
 // WithoutMarker uses media_markerless_idx (partial: it holds only the

@@ -229,7 +229,7 @@ func (a *app) mediaService(obs media.Observer) *media.Service {
 		Renderer: a.childRenderer(),
 		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs,
 	}, media.Config{
-		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
+		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase, Formats: m.Formats,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
 		QuotaPhotos: a.cfg.Limits.QuotaPhotos, QuotaBytes: a.cfg.Limits.QuotaBytes,
 		Direct: media.DirectConfig{

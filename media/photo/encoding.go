@@ -52,3 +52,14 @@ func ParseEncodings(s string) ([]Encoding, error) {
 	}
 	return out, nil
 }
+
+// EncoderMemory is what encoding in encs adds to a render's memory
+// (Info.RenderMemory): room for the AVIF encoder's WebAssembly heap and
+// its state for a WebMax picture (an estimate with margin, not a peak
+// measured); libwebp works in a few MiB.
+func EncoderMemory(encs []Encoding) int64 {
+	if slices.Contains(encs, EncodingAVIF) {
+		return 256 << 20
+	}
+	return 0
+}

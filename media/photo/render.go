@@ -244,6 +244,10 @@ func webSize(fw, fh, o int) (w, h, dw, dh int) {
 	return w, h, dw, dh
 }
 
+// Fit is the size a w×h photo takes fitted within box×box: what the
+// renderer makes of it, for callers that name the sizes of a render.
+func Fit(w, h, box int) (int, int) { return fit(w, h, box) }
+
 // fit scales w×h down, never up, to fit within box×box, keeping the ratio.
 func fit(w, h, box int) (int, int) {
 	if w <= box && h <= box {
