@@ -2,6 +2,7 @@ package photo
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"image"
 	"image/jpeg"
@@ -91,4 +92,37 @@ func benchQualities(q int) []int {
 		return out
 	}
 	return []int{q}
+}
+
+// BenchmarkFormats12MP is the whole render of the 12 MP benchmark photo
+// for each MEDIA_FORMATS setting, in CPU seconds (one core: taskset -c 1).
+func BenchmarkFormats12MP(b *testing.B) {
+	data := benchFile(b, "photo-12mp.jpg")
+	info, err := Probe(bytes.NewReader(data), JPEG, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, set := range [][]Encoding{nil, {EncodingWebP}, {EncodingWebP, EncodingAVIF}} {
+		name := "jpeg"
+		for _, e := range set {
+			name += "," + string(e)
+		}
+		b.Run(name, func(b *testing.B) {
+			var res Result
+			cpu := cpuTime()
+			for b.Loop() {
+				if res, err = RenderProbed(context.Background(), data, info, Options{Encodings: set}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			for _, e := range append([]Encoding{EncodingJPEG}, set...) {
+				n := 0
+				for _, d := range []Derivative{res.Marker, res.Small, res.Thumb, res.Web} {
+					n += len(d.File(e))
+				}
+				b.ReportMetric(float64(n)/1000, string(e)+"-KB")
+			}
+		})
+	}
 }

@@ -39,7 +39,7 @@ func decodeAs(t testing.TB, e Encoding, data []byte) image.Image {
 
 // TestFormatsKeepTheJPEGsSSIM: each WebP and AVIF derivative has the JPEG's
 // size, fewer bytes, and is within 0.01 SSIM of the JPEG's closeness to the
-// unencoded render (0.06 on the flat synthetic charts: orientations, profiles, where
+// unencoded render (0.07 on the flat synthetic charts: orientations, profiles, where
 // 4:2:0 chroma costs lossy WebP its colour edges).
 func TestFormatsKeepTheJPEGsSSIM(t *testing.T) {
 	for _, name := range formatPhotos {
@@ -62,7 +62,7 @@ func TestFormatsKeepTheJPEGsSSIM(t *testing.T) {
 					t.Logf("%v %s: SSIM %.4f (%d bytes) against the JPEG's %.4f (%d bytes)", ref.Rect.Size(), e, got, len(d.File(e)), base, len(d.JPEG))
 					slack := 0.01
 					if strings.HasPrefix(name, "orient") || strings.HasPrefix(name, "heic-") || strings.HasPrefix(name, "p3") || strings.HasPrefix(name, "srgb") {
-						slack = 0.06
+						slack = 0.07
 					}
 					if len(d.File(e)) >= len(d.JPEG) && ref.Rect.Dx() > 64 {
 						t.Errorf("%v %s: %d bytes, the JPEG %d", ref.Rect.Size(), e, len(d.File(e)), len(d.JPEG))
