@@ -59,13 +59,14 @@ func TestBadValuesAreAllReported(t *testing.T) {
 		"LOG_FORMAT": "xml", "WORKER_CONCURRENCY": "many", "SHUTDOWN_TIMEOUT": "soon", "JWT_SECRET": "short",
 		"LOG_LEVEL": "loud", "GUIDEPOST_ENV": "prod", "MAX_UPLOAD_BYTES": "lots", "MEDIA_ORPHAN_AGE": "-1h",
 		"GUIDES_CACHE": "maybe", "GUIDES_CACHE_LIKE_POLL": "0s", "GUIDES_CACHE_L1_MB": "0", "HTTP_MAX_INFLIGHT": "-3",
+		"MEDIA_FORMATS": "webp,avif",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
 	for _, key := range []string{"LOG_FORMAT", "WORKER_CONCURRENCY", "SHUTDOWN_TIMEOUT", "JWT_SECRET",
 		"LOG_LEVEL", "GUIDEPOST_ENV", "MAX_UPLOAD_BYTES", "MEDIA_ORPHAN_AGE",
-		"GUIDES_CACHE=", "GUIDES_CACHE_LIKE_POLL", "GUIDES_CACHE_L1_MB", "HTTP_MAX_INFLIGHT"} {
+		"GUIDES_CACHE=", "GUIDES_CACHE_LIKE_POLL", "GUIDES_CACHE_L1_MB", "HTTP_MAX_INFLIGHT", "MEDIA_FORMATS"} {
 		if !strings.Contains(err.Error(), key) {
 			t.Errorf("error does not name %s: %v", key, err)
 		}
