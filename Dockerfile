@@ -6,8 +6,9 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-# libjpeg-turbo (cgo) for the photo worker, linked from libjpeg.a.
-RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev \
+# libjpeg-turbo and libwebp (cgo) for the photo worker, linked from
+# libjpeg.a and libwebp.a.
+RUN apt-get update && apt-get install -y --no-install-recommends libjpeg62-turbo-dev libwebp-dev \
     && rm -rf /var/lib/apt/lists/*
 # The binary stays static: -extldflags -static links libjpeg and libc in;
 # netgo and osusergo keep the resolver and user lookups in Go (glibc's need

@@ -58,6 +58,31 @@ type mediaURLsJSON struct {
 	Thumbnail *string `json:"thumbnail"`
 	Marker    *string `json:"marker"`
 	Original  *string `json:"original,omitempty"`
+	// Variants of a ready photo, smallest first, [] otherwise: what a
+	// srcset is made of. The marker is a square crop, the rest the whole
+	// photo.
+	Variants []variantJSON `json:"variants"`
+}
+
+type variantJSON struct {
+	Kind   string `json:"kind"`
+	Format string `json:"format"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	URL    string `json:"url"`
+	Bytes  *int64 `json:"bytes"` // null for the JPEGs of a photo rendered before variants
+}
+
+func toVariantsJSON(vs []media.VariantURL) []variantJSON {
+	out := make([]variantJSON, 0, len(vs))
+	for _, v := range vs {
+		j := variantJSON{Kind: v.Kind, Format: string(v.Format), Width: v.Width, Height: v.Height, URL: v.URL}
+		if v.Bytes > 0 {
+			j.Bytes = &v.Bytes
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 type mediaJSON struct {
@@ -100,7 +125,7 @@ func toMediaJSON(v media.View) mediaJSON {
 		Object: "media", ID: v.ID, Status: string(v.Status), ContentType: v.ContentType, Bytes: v.Bytes,
 		Width: v.Width, Height: v.Height, ThumbHash: nullable(v.ThumbHash),
 		URLs: mediaURLsJSON{Web: nullable(v.WebURL), Thumbnail: nullable(v.ThumbURL), Marker: nullable(v.MarkerURL),
-			Original: nullable(v.OriginalURL)},
+			Original: nullable(v.OriginalURL), Variants: toVariantsJSON(v.VariantURLs)},
 		CreatedAt: timestamp(v.CreatedAt), ProcessedAt: stampOrNil(v.ProcessedAt),
 	}
 	if v.Hidden() {

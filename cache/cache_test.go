@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"net"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -134,7 +135,7 @@ func sameItems(a, b []guides.Item) string {
 		x, y := a[i], b[i]
 		if x.ID != y.ID || math.Float64bits(x.DistanceM) != math.Float64bits(y.DistanceM) || x.Title != y.Title ||
 			x.Lat != y.Lat || x.Lng != y.Lng || x.LikeCount != y.LikeCount || !slices.Equal(x.Tags, y.Tags) ||
-			!x.CreatedAt.Equal(y.CreatedAt) || x.Cover != y.Cover || x.Author != y.Author || x.PhotoCount != y.PhotoCount {
+			!x.CreatedAt.Equal(y.CreatedAt) || !reflect.DeepEqual(x.Cover, y.Cover) || x.Author != y.Author || x.PhotoCount != y.PhotoCount {
 			return fmt.Sprintf("#%d: %+v\n vs %+v", i, x, y)
 		}
 	}

@@ -71,6 +71,9 @@ func (e *entry) weigh() {
 	for i := range e.items {
 		it := &e.items[i]
 		w += 244 + len(it.Title) + len(it.Author.DisplayName) + len(it.Cover.ThumbHash)
+		for _, v := range it.Cover.Variants {
+			w += 72 + len(v.Kind) + len(v.Format) + len(v.Key)
+		}
 		for _, t := range it.Tags {
 			w += 16 + len(t)
 		}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // DevJWTSecret is the built-in secret for local use, taken only when
@@ -80,8 +81,11 @@ type Events struct {
 // Media configures photo uploads and the sweeper; the defaults suit
 // production, tests shorten the ages.
 type Media struct {
-	MaxUploadBytes int64         // MAX_UPLOAD_BYTES
-	PublicBase     string        // MEDIA_PUBLIC_BASE_URL: plain URLs instead of presigned ones
+	MaxUploadBytes int64  // MAX_UPLOAD_BYTES
+	PublicBase     string // MEDIA_PUBLIC_BASE_URL: plain URLs instead of presigned ones
+	// Formats (MEDIA_FORMATS, "jpeg,webp"): the encodings every derivative
+	// is rendered in; jpeg is required.
+	Formats        []photo.Encoding
 	SweepInterval  time.Duration // MEDIA_SWEEP_INTERVAL: how often a worker tries to sweep
 	PendingAge     time.Duration // MEDIA_PENDING_AGE: unfinished this long → checked for a live task
 	OrphanAge      time.Duration // MEDIA_ORPHAN_AGE: an original with no row this old is deleted
@@ -195,6 +199,7 @@ func Parse(getenv func(string) string) (Config, error) {
 		Media: Media{
 			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
+			Formats:        e.formats("MEDIA_FORMATS"),
 			SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", time.Minute, time.Nanosecond),
 			PendingAge:     e.duration("MEDIA_PENDING_AGE", 5*time.Minute, time.Nanosecond),
 			OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", 24*time.Hour, time.Nanosecond),

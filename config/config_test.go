@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 func getenv(m map[string]string) func(string) string {
@@ -58,13 +59,14 @@ func TestBadValuesAreAllReported(t *testing.T) {
 		"LOG_FORMAT": "xml", "WORKER_CONCURRENCY": "many", "SHUTDOWN_TIMEOUT": "soon", "JWT_SECRET": "short",
 		"LOG_LEVEL": "loud", "GUIDEPOST_ENV": "prod", "MAX_UPLOAD_BYTES": "lots", "MEDIA_ORPHAN_AGE": "-1h",
 		"GUIDES_CACHE": "maybe", "GUIDES_CACHE_LIKE_POLL": "0s", "GUIDES_CACHE_L1_MB": "0", "HTTP_MAX_INFLIGHT": "-3",
+		"MEDIA_FORMATS": "webp,avif",
 	}))
 	if err == nil {
 		t.Fatal("want an error")
 	}
 	for _, key := range []string{"LOG_FORMAT", "WORKER_CONCURRENCY", "SHUTDOWN_TIMEOUT", "JWT_SECRET",
 		"LOG_LEVEL", "GUIDEPOST_ENV", "MAX_UPLOAD_BYTES", "MEDIA_ORPHAN_AGE",
-		"GUIDES_CACHE=", "GUIDES_CACHE_LIKE_POLL", "GUIDES_CACHE_L1_MB", "HTTP_MAX_INFLIGHT"} {
+		"GUIDES_CACHE=", "GUIDES_CACHE_LIKE_POLL", "GUIDES_CACHE_L1_MB", "HTTP_MAX_INFLIGHT", "MEDIA_FORMATS"} {
 		if !strings.Contains(err.Error(), key) {
 			t.Errorf("error does not name %s: %v", key, err)
 		}
@@ -76,7 +78,7 @@ func TestBadValuesAreAllReported(t *testing.T) {
 
 func TestSectionsAndUnitsParse(t *testing.T) {
 	c, err := Parse(getenv(map[string]string{
-		"MAX_UPLOAD_BYTES": "10MiB", "MEDIA_PUBLIC_BASE_URL": "https://cdn.example.com/", "MEDIA_SWEEP_INTERVAL": "100ms",
+		"MAX_UPLOAD_BYTES": "10MiB", "MEDIA_PUBLIC_BASE_URL": "https://cdn.example.com/", "MEDIA_FORMATS": "JPEG, webp,avif", "MEDIA_SWEEP_INTERVAL": "100ms",
 		"UPLOAD_TTL": "2h", "UPLOAD_MAX_OPEN": "3", "UPLOAD_DAILY_BYTES": "1GiB",
 		"GUIDES_CACHE": "off", "GUIDES_CACHE_L1_MB": "8", "GUIDES_CACHE_MAX_TILE_GUIDES": "10",
 		"LOG_LEVEL": "warn", "LOG_FORMAT": "JSON", "SHUTDOWN_DRAIN_DELAY": "0s", "WORKER_METRICS_ADDR": "127.0.0.1:9090",
@@ -86,8 +88,9 @@ func TestSectionsAndUnitsParse(t *testing.T) {
 	}
 	want := Media{MaxUploadBytes: 10 << 20, PublicBase: "https://cdn.example.com", SweepInterval: 100 * time.Millisecond,
 		PendingAge: 5 * time.Minute, OrphanAge: 24 * time.Hour,
-		UploadTTL: 2 * time.Hour, UploadURLTTL: time.Hour, UploadMaxOpen: 3, UploadDayBytes: 1 << 30}
-	if c.Media != want {
+		UploadTTL: 2 * time.Hour, UploadURLTTL: time.Hour, UploadMaxOpen: 3, UploadDayBytes: 1 << 30,
+		Formats: []photo.Encoding{photo.EncodingJPEG, photo.EncodingWebP, photo.EncodingAVIF}}
+	if !reflect.DeepEqual(c.Media, want) {
 		t.Errorf("media: %+v, want %+v", c.Media, want)
 	}
 	if c.Guides.Cache || c.Guides.L1Bytes != 8<<20 || c.Guides.MaxTileGuides != 10 || c.Guides.LikePoll != time.Second {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // env reads variables through the injected getenv and collects every bad
@@ -227,4 +228,15 @@ func (e *env) redis(key, def string) string {
 		e.fail(key, "(hidden)", "want redis://… or redis-sentinel://host:port,host:port/master?db=N: "+err.Error())
 	}
 	return v
+}
+
+// formats reads a list of derivative encodings (MEDIA_FORMATS).
+func (e *env) formats(key string) []photo.Encoding {
+	v := e.str(key, "jpeg,webp")
+	out, err := photo.ParseEncodings(v)
+	if err != nil {
+		e.fail(key, v, err.Error())
+		return photo.DefaultEncodings
+	}
+	return out
 }

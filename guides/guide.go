@@ -67,6 +67,7 @@ type Cover struct {
 	MediaID   string // "" when the guide has no photo
 	Status    media.Status
 	ThumbHash string
+	Variants  []media.Variant // nil when rendered before variants
 }
 
 // LikeState is the answer to a like or an unlike.
@@ -229,9 +230,11 @@ type Store interface {
 // none, guides show their photos without URLs. It is called per answer and
 // never cached, so presigned URLs stay valid.
 type MediaURLs interface {
-	ThumbURL(ctx context.Context, mediaID string) string
-	WebURL(ctx context.Context, mediaID string) string
-	MarkerURL(ctx context.Context, mediaID string) string // only for a photo whose Marker is stored
+	// WithURLs fills a ready photo's URLs and variants.
+	WithURLs(ctx context.Context, v media.View) media.View
+	// ThumbURL is a cover's thumbnail URL from its variants (nil for a
+	// photo rendered before variants).
+	ThumbURL(ctx context.Context, mediaID string, variants []media.Variant) string
 }
 
 // Clock tells the time; guidepost.Clock satisfies it.

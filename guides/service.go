@@ -86,11 +86,7 @@ func (s *Service) Get(ctx context.Context, id, viewerID string) (Guide, error) {
 		// for the author.
 		*m = media.Public(*m)
 		if s.urls != nil && m.Status == media.StatusReady && !m.Hidden() {
-			m.ThumbURL = s.urls.ThumbURL(ctx, m.ID)
-			m.WebURL = s.urls.WebURL(ctx, m.ID)
-			if m.Marker {
-				m.MarkerURL = s.urls.MarkerURL(ctx, m.ID)
-			}
+			*m = s.urls.WithURLs(ctx, *m)
 		}
 	}
 	return g, nil
@@ -306,7 +302,7 @@ func (s *Service) finish(ctx context.Context, viewerID string, items []Item) err
 	for i := range items {
 		it := &items[i]
 		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == media.StatusReady {
-			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID)
+			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID, it.Cover.Variants)
 		}
 	}
 	if viewerID == "" || len(items) == 0 {

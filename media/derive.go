@@ -1,10 +1,7 @@
 package media
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -38,8 +35,8 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 		return &TaskError{Reason: "missing_row", Permanent: true, Err: err}
 	case err != nil:
 		return s.giveUpIf(ctx, t, transient(err))
-	case m.Status == StatusReady && !m.Marker:
-		return s.addMarker(ctx, m)
+	case m.Status == StatusReady && (!m.Marker || m.Variants == nil):
+		return s.backfill(ctx, m)
 	case m.Status.Finished():
 		return nil
 	case m.Attempts > s.cfg.MaxAttempts:
@@ -54,6 +51,9 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 	if err != nil {
 		return s.giveUpIf(ctx, t, err)
 	}
+	if err := s.deps.Store.VariantsStored(ctx, m.ID, d.variants); err != nil {
+		return s.giveUpIf(ctx, t, transient(err))
+	}
 	if err := s.deps.Store.Finish(ctx, m.ID, d.thumbHash, d.capture, s.deps.Clock.Now()); err != nil {
 		return s.giveUpIf(ctx, t, transient(err))
 	}
@@ -61,20 +61,22 @@ func (s *Service) Derive(ctx context.Context, t DeriveTask) error {
 	return nil
 }
 
-// addMarker renders the marker of a photo made ready before markers
-// existed. The photo stays ready whatever happens: a render that fails now
-// (it succeeded once) is logged and its task archived, and the sweeper
-// does not queue a photo whose task is dead.
-func (s *Service) addMarker(ctx context.Context, m Media) error {
-	err := s.renderMarker(ctx, m)
+// backfill renders the variants (and the marker, for a photo made ready
+// before markers existed) of a photo made ready before variants existed;
+// until it has, the photo answers with its old JPEGs. The photo stays
+// ready whatever happens: a render that fails now (it succeeded once) is
+// logged and its task archived, and the sweeper does not queue a photo
+// whose task is dead.
+func (s *Service) backfill(ctx context.Context, m Media) error {
+	err := s.renderBackfill(ctx, m)
 	var te *TaskError
 	if errors.As(err, &te) && te.Permanent {
-		s.deps.Log.WarnContext(ctx, "media: cannot render the marker of a ready photo", "media_id", m.ID, "reason", te.Reason, "err", te.Err)
+		s.deps.Log.WarnContext(ctx, "media: cannot render the variants of a ready photo", "media_id", m.ID, "reason", te.Reason, "err", te.Err)
 	}
 	return err
 }
 
-func (s *Service) renderMarker(ctx context.Context, m Media) error {
+func (s *Service) renderBackfill(ctx context.Context, m Media) error {
 	data, err := s.download(ctx, m)
 	if err != nil {
 		return err
@@ -86,10 +88,11 @@ func (s *Service) renderMarker(ctx context.Context, m Media) error {
 	if err != nil {
 		return err
 	}
-	if err := s.put(ctx, MarkerKey(m.ID), res.Marker.JPEG); err != nil {
+	vs, err := s.putVariants(ctx, m.ID, res)
+	if err != nil {
 		return err
 	}
-	if err := s.deps.Store.MarkerStored(ctx, m.ID); err != nil {
+	if err := s.deps.Store.VariantsStored(ctx, m.ID, vs); err != nil {
 		return transient(err)
 	}
 	return nil
@@ -99,6 +102,7 @@ func (s *Service) renderMarker(ctx context.Context, m Media) error {
 type derived struct {
 	thumbHash string
 	capture   photo.Capture
+	variants  []Variant
 }
 
 // derive does the work between the two row updates.
@@ -115,25 +119,12 @@ func (s *Service) derive(ctx context.Context, m Media) (derived, error) {
 		return derived{}, err
 	}
 	start := time.Now()
-	for _, d := range []struct {
-		key  string
-		jpeg []byte
-	}{{WebKey(m.ID), res.Web.JPEG}, {ThumbKey(m.ID), res.Thumb.JPEG}, {MarkerKey(m.ID), res.Marker.JPEG}} {
-		if err := s.put(ctx, d.key, d.jpeg); err != nil {
-			return derived{}, err
-		}
+	vs, err := s.putVariants(ctx, m.ID, res)
+	if err != nil {
+		return derived{}, err
 	}
 	s.deps.Observer.ObserveStage("upload", time.Since(start))
-	return derived{thumbHash: res.ThumbHash, capture: readCapture(data)}, nil
-}
-
-// put stores one derivative.
-func (s *Service) put(ctx context.Context, key string, jpeg []byte) error {
-	sum := sha256.Sum256(jpeg)
-	if err := s.deps.Blobs.Put(ctx, key, bytes.NewReader(jpeg), int64(len(jpeg)), "image/jpeg", hex.EncodeToString(sum[:])); err != nil {
-		return transient(err)
-	}
-	return nil
+	return derived{thumbHash: res.ThumbHash, capture: readCapture(data), variants: vs}, nil
 }
 
 func (s *Service) download(ctx context.Context, m Media) ([]byte, error) {
@@ -181,7 +172,7 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 	// its decoder must not return before the decoder's memory is free.
 	defer s.render.Release(weight)
 	start := time.Now()
-	res, err := s.deps.Renderer.Render(ctx, data, info, photo.Options{Stage: s.deps.Observer.ObserveStage})
+	res, err := s.deps.Renderer.Render(ctx, data, info, photo.Options{Stage: s.deps.Observer.ObserveStage, Encodings: s.formats()[1:]})
 	if err != nil {
 		return photo.Result{}, classifyRender(err)
 	}
@@ -197,6 +188,7 @@ func (s *Service) renderWeight(info photo.Info) int64 {
 	if w, ok := s.deps.Renderer.(interface{ Weight(photo.Info) int64 }); ok {
 		need = w.Weight(info) // a renderer's own cost, a child process's
 	}
+	need += photo.EncoderMemory(s.formats())
 	return min((need+1<<20-1)>>20, s.renderBudget())
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/jpeg"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -33,16 +34,16 @@ func TestDeriveIsIdempotent(t *testing.T) {
 		t.Fatal(err)
 	}
 	row, _ := e.store.Get(context.Background(), m.ID)
-	web := bytes.Clone(e.blobs.objects[media.WebKey(m.ID)])
+	web := bytes.Clone(e.blobs.objects[e.store.rows[m.ID].JPEGKey(media.KindWeb)])
 	e.clock.Add(time.Minute)
 	if err := e.svc.Derive(context.Background(), task); err != nil {
 		t.Fatal(err)
 	}
 	again, _ := e.store.Get(context.Background(), m.ID)
-	if row != again || row.Status != media.StatusReady || row.ThumbHash == "" || row.ProcessedAt.IsZero() {
+	if !reflect.DeepEqual(row, again) || row.Status != media.StatusReady || row.ThumbHash == "" || row.ProcessedAt.IsZero() {
 		t.Fatalf("row changed or not ready:\n%+v\n%+v", row, again)
 	}
-	if !bytes.Equal(web, e.blobs.objects[media.WebKey(m.ID)]) {
+	if !bytes.Equal(web, e.blobs.objects[again.JPEGKey(media.KindWeb)]) {
 		t.Fatal("the web JPEG changed on the second run")
 	}
 	img, err := jpeg.Decode(bytes.NewReader(web))
@@ -50,7 +51,7 @@ func TestDeriveIsIdempotent(t *testing.T) {
 		t.Fatalf("web: %v, %v", img.Bounds(), err)
 	}
 	v, _ := e.svc.Get(context.Background(), m.ID, "")
-	if v.WebURL != "https://cdn.test/"+media.WebKey(m.ID) || v.ThumbURL != "https://cdn.test/"+media.ThumbKey(m.ID) || v.OriginalURL != "" {
+	if v.WebURL != "https://cdn.test/"+again.JPEGKey(media.KindWeb) || v.ThumbURL != "https://cdn.test/"+again.JPEGKey(media.KindThumb) || v.OriginalURL != "" {
 		t.Fatalf("public URLs: %+v", v)
 	}
 }
@@ -68,8 +69,8 @@ func TestDeriveCorruptPhotoFailsPermanently(t *testing.T) {
 	if row.Status != media.StatusFailed || !strings.Contains(row.Failure, "damaged") {
 		t.Fatalf("row: %+v", row)
 	}
-	if _, ok := e.blobs.objects[media.WebKey(m.ID)]; ok {
-		t.Fatal("a failed photo has a web JPEG")
+	if got := e.blobs.keys(); len(got) != 1 || got[0] != media.OriginalKey(m.ID) {
+		t.Fatalf("a failed photo has derivatives: %v", got)
 	}
 	if err := e.svc.Derive(context.Background(), media.DeriveTask{MediaID: m.ID}); err != nil {
 		t.Fatalf("a second run of a failed photo: %v", err)

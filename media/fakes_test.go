@@ -172,6 +172,29 @@ func (s *fakeStore) MarkerStored(_ context.Context, id string) error {
 	return nil
 }
 
+func (s *fakeStore) VariantsStored(_ context.Context, id string, vs []media.Variant) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if m, ok := s.rows[id]; ok {
+		m.Marker, m.Variants = true, vs
+		s.rows[id] = m
+	}
+	return nil
+}
+
+func (s *fakeStore) WithoutVariants(_ context.Context, limit int) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for id, m := range s.rows {
+		if m.Status == media.StatusReady && m.Variants == nil {
+			out = append(out, id)
+		}
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(out)))
+	return out[:min(len(out), limit)], nil
+}
+
 func (s *fakeStore) WithoutMarker(_ context.Context, limit int) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -286,6 +309,10 @@ type fakeBlobs struct {
 
 func unavailable() error {
 	return guidepost.Wrap(guidepost.EUNAVAILABLE, errors.New("connection refused"), "photo storage is unavailable")
+}
+
+func (b *fakeBlobs) PutImmutable(ctx context.Context, key string, body io.ReadSeeker, size int64, ct, sha string) error {
+	return b.Put(ctx, key, body, size, ct, sha)
 }
 
 func (b *fakeBlobs) Put(_ context.Context, key string, body io.ReadSeeker, size int64, _, sha string) error {

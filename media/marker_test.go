@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/jpeg"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -37,12 +38,12 @@ func TestDeriveStoresTheMarkerAndNotifiesTheOwner(t *testing.T) {
 	n := &notified{}
 	e := newEnvWith(media.Config{PublicBase: "https://cdn.test"}, func(d *media.Deps) { d.Notifier = n })
 	m := derived(t, e, "photo.jpg") // 640×480
-	img, err := jpeg.Decode(bytes.NewReader(e.blobs.objects[media.MarkerKey(m.ID)]))
+	img, err := jpeg.Decode(bytes.NewReader(e.blobs.objects[e.store.rows[m.ID].JPEGKey(media.KindMarker)]))
 	if err != nil || img.Bounds().Dx() != 256 || img.Bounds().Dy() != 256 {
 		t.Fatalf("marker: %v, %v", img, err)
 	}
 	v, _ := e.svc.Get(ctx, m.ID, "")
-	if !v.Marker || v.MarkerURL != "https://cdn.test/"+media.MarkerKey(m.ID) || e.svc.MarkerURL(ctx, m.ID) != v.MarkerURL {
+	if !v.Marker || v.MarkerURL != "https://cdn.test/"+v.JPEGKey(media.KindMarker) {
 		t.Fatalf("marker URL: %+v", v)
 	}
 	bad := accepted(t, e, "corrupt.jpg")
@@ -62,9 +63,13 @@ func TestSweepQueuesMarkersOfOlderPhotos(t *testing.T) {
 	e := newEnvWith(media.Config{}, func(d *media.Deps) { d.Notifier = n })
 	m := derived(t, e, "orient-6.jpg")
 	old := e.store.rows[m.ID]
-	old.Marker = false
+	old.Marker, old.Variants = false, nil // as rendered before markers and variants
 	e.store.rows[m.ID] = old
-	delete(e.blobs.objects, media.MarkerKey(m.ID))
+	for _, k := range e.blobs.keys() {
+		if k != media.OriginalKey(m.ID) {
+			delete(e.blobs.objects, k)
+		}
+	}
 	if v, _ := e.svc.Get(ctx, m.ID, alice); v.MarkerURL != "" || v.ThumbURL == "" {
 		t.Fatalf("a photo without its marker: %+v", v)
 	}
@@ -80,13 +85,13 @@ func TestSweepQueuesMarkersOfOlderPhotos(t *testing.T) {
 	if err := e.svc.Derive(ctx, media.DeriveTask{MediaID: m.ID}); err != nil {
 		t.Fatal(err)
 	}
-	img, err := jpeg.Decode(bytes.NewReader(e.blobs.objects[media.MarkerKey(m.ID)]))
+	row := e.store.rows[m.ID]
+	img, err := jpeg.Decode(bytes.NewReader(e.blobs.objects[row.JPEGKey(media.KindMarker)]))
 	if err != nil || img.Bounds().Dx() != 160 || img.Bounds().Dy() != 160 { // 240×160 displayed
 		t.Fatalf("marker: %v, %v", img, err)
 	}
-	row := e.store.rows[m.ID]
-	old.Marker = true
-	if row != old {
+	old.Marker, old.Variants = true, row.Variants
+	if len(row.Variants) == 0 || !reflect.DeepEqual(row, old) {
 		t.Fatalf("the photo changed:\n%+v\n%+v", old, row)
 	}
 	if v, _ := e.svc.Get(ctx, m.ID, alice); v.MarkerURL == "" {

@@ -50,6 +50,9 @@ type Media struct {
 	// no one is given its derivatives' URLs.
 	HiddenAt     time.Time
 	HiddenReason string
+	// Variants are the stored derivatives, nil for a photo rendered before
+	// variants (it answers with its JPEGs until the back-fill renders it).
+	Variants []Variant
 }
 
 // Hidden reports whether moderation holds the photo.
@@ -65,8 +68,15 @@ type View struct {
 	Owner       bool
 	WebURL      string
 	ThumbURL    string
-	MarkerURL   string // "" also for a ready photo whose marker is not rendered yet
-	OriginalURL string // the owner's only: originals keep their EXIF and GPS
+	MarkerURL   string       // "" also for a ready photo whose marker is not rendered yet
+	VariantURLs []VariantURL // of a ready photo, smallest first
+	OriginalURL string       // the owner's only: originals keep their EXIF and GPS
+}
+
+// VariantURL is a Variant as a viewer may fetch it.
+type VariantURL struct {
+	Variant
+	URL string
 }
 
 // Object keys are made here from the id alone, so nothing a client sends

@@ -37,6 +37,12 @@ type Store interface {
 	// markers existed; WithoutMarker lists such photos, newest first.
 	MarkerStored(ctx context.Context, id string) error
 	WithoutMarker(ctx context.Context, limit int) ([]string, error)
+	// VariantsStored records the variants of a photo (it marks the marker
+	// stored too: a marker is one of them). WithoutVariants lists the
+	// ready photos rendered before variants existed, newest first: the
+	// back-fill's work, resumed from the rows alone after any crash.
+	VariantsStored(ctx context.Context, id string, vs []Variant) error
+	WithoutVariants(ctx context.Context, limit int) ([]string, error)
 	// Retry moves a failed photo back to pending as if new (no attempts, no
 	// failure) and returns it. Only a failed row changes, so of two uploads
 	// retrying one photo at once only one does; the other, and a photo that
@@ -103,6 +109,9 @@ type KeyUse = idempotency.Use
 // (ENOTFOUND, EUNAVAILABLE).
 type Blobs interface {
 	Put(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error
+	// PutImmutable stores a derivative whose key names its content, with
+	// Cache-Control: public, max-age=31536000, immutable.
+	PutImmutable(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error
 	Get(ctx context.Context, key string) (io.ReadCloser, int64, error)
 	Delete(ctx context.Context, key string) error
 	PresignGet(ctx context.Context, key string, ttl time.Duration) (string, error)

@@ -47,7 +47,10 @@ type Config struct {
 	// photos, 10 GiB of originals); see checkQuota.
 	QuotaPhotos int64
 	QuotaBytes  int64
-	Direct      DirectConfig
+	// Formats are the encodings every derivative is rendered in
+	// (MEDIA_FORMATS; photo.DefaultEncodings). JPEG is always one.
+	Formats []photo.Encoding
+	Direct  DirectConfig
 }
 
 // DirectConfig bounds direct uploads.
@@ -212,16 +215,8 @@ func (s *Service) view(ctx context.Context, m Media, viewerID string) (View, err
 	// A hidden photo's derivatives are withheld from everyone, its owner
 	// too: a URL handed out could be passed on.
 	if m.Status == StatusReady && !m.Hidden() {
-		if v.WebURL, err = s.publicURL(ctx, WebKey(m.ID)); err != nil {
+		if err := s.addURLs(ctx, &v); err != nil {
 			return View{}, err
-		}
-		if v.ThumbURL, err = s.publicURL(ctx, ThumbKey(m.ID)); err != nil {
-			return View{}, err
-		}
-		if m.Marker {
-			if v.MarkerURL, err = s.publicURL(ctx, MarkerKey(m.ID)); err != nil {
-				return View{}, err
-			}
 		}
 	}
 	if viewerID != "" && viewerID == m.OwnerID {
@@ -261,21 +256,49 @@ func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
 	return s.deps.Blobs.PresignGetAt(ctx, key, at, 2*StableURLWindow)
 }
 
-// WebURL, ThumbURL and MarkerURL let other features (guides) show a ready photo
-// without knowing how URLs are made. A URL that cannot be made is "": the
-// photo then shows by its ThumbHash alone.
-func (s *Service) WebURL(ctx context.Context, id string) string {
-	u, _ := s.publicURL(ctx, WebKey(id))
-	return u
+// addURLs fills a ready photo's URLs: every variant's, and the JPEG
+// fields that predate them.
+func (s *Service) addURLs(ctx context.Context, v *View) error {
+	vs := variantsOf(v.Media)
+	v.VariantURLs = make([]VariantURL, 0, len(vs))
+	for _, x := range vs {
+		u, err := s.publicURL(ctx, x.Key)
+		if err != nil {
+			return err
+		}
+		v.VariantURLs = append(v.VariantURLs, VariantURL{Variant: x, URL: u})
+		if x.Format != photo.EncodingJPEG {
+			continue
+		}
+		switch x.Kind {
+		case KindWeb:
+			v.WebURL = u
+		case KindThumb:
+			v.ThumbURL = u
+		case KindMarker:
+			v.MarkerURL = u
+		}
+	}
+	return nil
 }
 
-func (s *Service) ThumbURL(ctx context.Context, id string) string {
-	u, _ := s.publicURL(ctx, ThumbKey(id))
-	return u
+// WithURLs lets other features (guides) show a ready photo without knowing
+// how URLs are made. A URL that cannot be made is left "": the photo then
+// shows by its ThumbHash alone.
+func (s *Service) WithURLs(ctx context.Context, v View) View {
+	if v.Status == StatusReady {
+		s.addURLs(ctx, &v)
+	}
+	return v
 }
 
-// MarkerURL is for a photo whose Marker is stored.
-func (s *Service) MarkerURL(ctx context.Context, id string) string {
-	u, _ := s.publicURL(ctx, MarkerKey(id))
+// ThumbURL is the thumbnail JPEG's URL of a ready photo rendered with
+// variants (nil for one rendered before) or under the old fixed name.
+func (s *Service) ThumbURL(ctx context.Context, id string, variants []Variant) string {
+	key := ThumbKey(id)
+	if variants != nil {
+		key = jpegKey(Media{ID: id, Variants: variants}, KindThumb)
+	}
+	u, _ := s.publicURL(ctx, key)
 	return u
 }

@@ -15,7 +15,9 @@ type SweepReport struct {
 	KeysExpired int64 // Idempotency-Key records past KeyTTL, deleted
 	// UploadsAborted counts direct uploads left open past their TTL, aborted.
 	UploadsAborted int
-	Markers        int // ready photos with no marker (made before markers), queued for one
+	// Markers counts ready photos rendered before variants (and markers)
+	// existed, queued for the back-fill that renders them.
+	Markers int
 }
 
 // sweepBatch bounds the rows one sweep checks; the rest wait for the next.
@@ -101,12 +103,15 @@ func (s *Service) requeueStale(ctx context.Context, r *SweepReport) error {
 // uploads (50 a minute is about half a core of workers).
 const markerBatch = 50
 
-// queueMarkers queues the derive task of ready photos that have no marker
-// yet; Derive renders only the marker for them. A photo whose task is live
+// queueMarkers is the back-fill: it queues the derive task of ready photos
+// rendered before variants (those without a marker among them), at most
+// markerBatch a sweep, on the workers' own queue and render semaphore;
+// Derive renders their variants and leaves the rest of the row alone. The
+// rows are its only state, so it resumes after any crash. A photo whose task is live
 // is on its way; one whose task is dead could not be rendered again and is
 // left alone (it keeps showing without a marker).
 func (s *Service) queueMarkers(ctx context.Context, r *SweepReport) error {
-	ids, err := s.deps.Store.WithoutMarker(ctx, markerBatch)
+	ids, err := s.deps.Store.WithoutVariants(ctx, markerBatch)
 	if err != nil {
 		return err
 	}

@@ -36,7 +36,7 @@ func TestDerivativeURLsStayTheSameForTheHour(t *testing.T) {
 	if first.ThumbURL == "" || first.ThumbURL != second.ThumbURL || first.WebURL != second.WebURL {
 		t.Fatalf("URLs changed within the hour:\n%s\n%s", first.ThumbURL, second.ThumbURL)
 	}
-	if e.svc.ThumbURL(ctx, m.ID) != first.ThumbURL {
+	if e.svc.ThumbURL(ctx, m.ID, first.Media.Variants) != first.ThumbURL {
 		t.Fatal("guides would show another thumbnail URL")
 	}
 	for _, u := range []string{first.ThumbURL, first.WebURL} {
@@ -59,7 +59,7 @@ func TestDerivativeURLsStayTheSameForTheHour(t *testing.T) {
 		t.Errorf("original URL signed for the hour: %s", first.OriginalURL)
 	}
 	e.clock.Add(time.Hour)
-	if next := e.svc.ThumbURL(ctx, m.ID); next == first.ThumbURL {
+	if next := e.svc.ThumbURL(ctx, m.ID, first.Media.Variants); next == first.ThumbURL {
 		t.Error("the next hour kept the URL")
 	}
 }

@@ -122,6 +122,27 @@ func (b *S3) Put(ctx context.Context, key string, body io.ReadSeeker, size int64
 	return wrap(err, key)
 }
 
+// ImmutableCacheControl is what a derivative is stored with: its name
+// changes with its content, so a CDN and a phone may keep it for a year.
+const ImmutableCacheControl = "public, max-age=31536000, immutable"
+
+// PutImmutable stores body under key like Put, with ImmutableCacheControl,
+// which S3 and any CDN in front of it send back on every GET.
+func (b *S3) PutImmutable(ctx context.Context, key string, body io.ReadSeeker, size int64, contentType, sha256Hex string) error {
+	if sha256Hex != "" {
+		ctx = v4.SetPayloadHash(ctx, sha256Hex)
+	}
+	_, err := b.client.PutObject(ctx, &s3.PutObjectInput{
+		Bucket:        &b.bucket,
+		Key:           &key,
+		Body:          body,
+		ContentLength: aws.Int64(size),
+		ContentType:   aws.String(contentType),
+		CacheControl:  aws.String(ImmutableCacheControl),
+	})
+	return wrap(err, key)
+}
+
 // Get opens key for reading; the caller closes it.
 func (b *S3) Get(ctx context.Context, key string) (io.ReadCloser, int64, error) {
 	out, err := b.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &b.bucket, Key: &key})

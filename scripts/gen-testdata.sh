@@ -84,6 +84,10 @@ $IM "$TMP/scene.png" -quality 80 "$out/photo.webp"
 heif-enc -q 60 "$TMP/scene.png" -o "$out/photo.heic" >/dev/null
 # Transparent corners: must come out composited on white, not black.
 $IM -size 64x64 xc:none -fill '#1565c0' -draw 'circle 32,32 32,4' "${PNG[@]}" PNG32:"$out/alpha.png"
+# A CMYK JPEG (as print workflows export) and a 16-bit PNG: both must come
+# out as the same 8-bit sRGB scene.
+$IM "$TMP/scene.png" -colorspace CMYK -quality 90 "$out/cmyk.jpg"
+$IM "$TMP/scene.png" -depth 16 "${PNG[@]}" PNG48:"$out/photo-16bit.png"
 
 # Orientation: the displayed image is 240×160, red square top-left, blue
 # elsewhere. Each file stores the inverse transform and tags orientation N.

@@ -202,7 +202,12 @@ jpeg_up() {
 		apt_install libjpeg libjpeg62-turbo-dev
 	fi
 	[ -f /usr/include/jpeglib.h ] || die libjpeg "jpeglib.h still missing after installing libjpeg62-turbo-dev"
-	say "libjpeg: libjpeg-turbo headers and static library ok"
+	# libwebp the same way, for the WebP derivatives (media/photo/webp.go).
+	if [ ! -f /usr/include/webp/encode.h ] || ! ls /usr/lib/*/libwebp.a >/dev/null 2>&1; then
+		apt_install libwebp libwebp-dev
+	fi
+	[ -f /usr/include/webp/encode.h ] || die libwebp "webp/encode.h still missing after installing libwebp-dev"
+	say "libjpeg, libwebp: headers and static libraries ok"
 }
 
 # ---------------------------------------------------------------- chromium

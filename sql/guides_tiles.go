@@ -25,7 +25,7 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
 			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
 			`+photoCount+`,
-			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, '')
+			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), c.variants
 		FROM unnest($1::bigint[]) AS t(tile)
 		LEFT JOIN guide_tiles v ON v.tile = t.tile
 		LEFT JOIN LATERAL (
@@ -45,7 +45,8 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 		it            guides.Item
 	)
 	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng,
-		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash}
+		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash,
+		(*variantsColumn)(&it.Cover.Variants)}
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
 			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})

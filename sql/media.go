@@ -38,7 +38,7 @@ func (s *Media) photoRead(ctx context.Context, fn func(context.Context) error) e
 
 const mediaColumns = `id::text, owner_id::text, status, content_type, bytes, width, height, sha256,
 	coalesce(thumbhash, ''), coalesce(failure, ''), coalesce(failure_reason, ''), attempts,
-	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker, hidden_at, coalesce(hidden_reason, '')`
+	created_at, updated_at, processed_at, taken_at, taken_lat, taken_lng, marker, hidden_at, coalesce(hidden_reason, ''), variants`
 
 func scanMedia(row pgx.Row) (media.Media, error) {
 	var m media.Media
@@ -46,7 +46,7 @@ func scanMedia(row pgx.Row) (media.Media, error) {
 	var lat, lng *float64
 	err := row.Scan(&m.ID, &m.OwnerID, &m.Status, &m.ContentType, &m.Bytes, &m.Width, &m.Height, &m.SHA256,
 		&m.ThumbHash, &m.Failure, &m.FailureReason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt, &processed,
-		&taken, &lat, &lng, &m.Marker, &hidden, &m.HiddenReason)
+		&taken, &lat, &lng, &m.Marker, &hidden, &m.HiddenReason, (*variantsColumn)(&m.Variants))
 	if hidden != nil {
 		m.HiddenAt = *hidden
 	}
@@ -159,6 +159,27 @@ func (s *Media) Finish(ctx context.Context, id, thumbHash string, c photo.Captur
 func (s *Media) MarkerStored(ctx context.Context, id string) error {
 	_, err := s.db.exec(ctx, `UPDATE media SET marker = true WHERE id = $1 AND status = 'ready'`, id)
 	return translate(err, "media")
+}
+
+// VariantsStored records the variants of a photo not deleted.
+func (s *Media) VariantsStored(ctx context.Context, id string, vs []media.Variant) error {
+	doc, err := variantsColumn(vs).text()
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Pool.Exec(ctx, `UPDATE media SET variants = $2::jsonb, marker = true WHERE id = $1 AND deleted_at IS NULL`, id, doc)
+	return translate(err, "media")
+}
+
+// WithoutVariants uses media_unvaried_idx (partial, like the marker's).
+func (s *Media) WithoutVariants(ctx context.Context, limit int) ([]string, error) {
+	rows, err := s.db.Pool.Query(ctx,
+		`SELECT id::text FROM media WHERE status = 'ready' AND variants IS NULL AND deleted_at IS NULL ORDER BY id DESC LIMIT $1`, limit)
+	if err != nil {
+		return nil, translate(err, "media")
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, translate(err, "media")
 }
 
 // WithoutMarker uses media_markerless_idx (partial: it holds only the

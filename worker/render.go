@@ -61,6 +61,8 @@ type childRequest struct {
 	Size     int64
 	MemLimit int64 // bytes
 	CPU      int64 // seconds
+	// Encodings beside JPEG (photo.Options.Encodings).
+	Encodings []photo.Encoding
 }
 
 type childStage struct {
@@ -103,9 +105,10 @@ func (c *ChildRenderer) Render(ctx context.Context, data []byte, info photo.Info
 	if err != nil {
 		return photo.Result{}, err
 	}
-	memLimit := info.RenderMemory()
+	memLimit := info.RenderMemory() + photo.EncoderMemory(opts.Encodings)
 	var req bytes.Buffer
-	if err := gob.NewEncoder(&req).Encode(childRequest{Info: wire, Size: int64(len(data)), MemLimit: memLimit, CPU: int64(cpu / time.Second)}); err != nil {
+	if err := gob.NewEncoder(&req).Encode(childRequest{Info: wire, Size: int64(len(data)), MemLimit: memLimit, CPU: int64(cpu / time.Second),
+		Encodings: opts.Encodings}); err != nil {
 		return photo.Result{}, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, wall)
@@ -238,7 +241,8 @@ func RenderChild(stdin io.Reader, stdout io.Writer) int {
 	}
 	var resp childResponse
 	res, err := photo.RenderProbed(context.Background(), data, info, photo.Options{
-		Stage: func(name string, d time.Duration) { resp.Stages = append(resp.Stages, childStage{name, d}) },
+		Encodings: req.Encodings,
+		Stage:     func(name string, d time.Duration) { resp.Stages = append(resp.Stages, childStage{name, d}) },
 	})
 	resp.Result = res
 	if err != nil {

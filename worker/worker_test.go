@@ -174,7 +174,7 @@ func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 	if ready.ThumbHash == "" || ready.Attempts != 1 || failed.Failure == "" || failed.Attempts != 1 {
 		t.Fatalf("ready %+v\nfailed %+v", ready, failed)
 	}
-	for _, key := range []string{media.WebKey(good.ID), media.ThumbKey(good.ID)} {
+	for _, key := range []string{ready.JPEGKey(media.KindWeb), ready.JPEGKey(media.KindThumb)} {
 		if _, size, err := s.blobs.Get(context.Background(), key); err != nil || size == 0 {
 			t.Fatalf("%s: %d bytes, %v", key, size, err)
 		}
@@ -264,7 +264,7 @@ func TestWorkerRetriesAFailedPhotoUploadedAgain(t *testing.T) {
 	if ready.Attempts != 1 || ready.ThumbHash == "" {
 		t.Fatalf("ready: %+v", ready)
 	}
-	for _, key := range []string{media.OriginalKey(lost.ID), media.WebKey(lost.ID), media.ThumbKey(lost.ID)} {
+	for _, key := range []string{media.OriginalKey(lost.ID), ready.JPEGKey(media.KindWeb), ready.JPEGKey(media.KindThumb)} {
 		if ok, err := s.blobs.Exists(ctx, key); !ok || err != nil {
 			t.Fatalf("%s: %v, %v", key, ok, err)
 		}

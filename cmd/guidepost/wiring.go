@@ -292,7 +292,7 @@ func (a *app) mediaService(obs media.Observer, bl media.Blocks, onReplicas bool)
 		Renderer: a.childRenderer(),
 		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs, Blocks: bl,
 	}, media.Config{
-		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase,
+		MaxBytes: m.MaxUploadBytes, PublicBase: m.PublicBase, Formats: m.Formats,
 		PendingAge: m.PendingAge, OrphanAge: m.OrphanAge, RenderSlots: a.cfg.WorkerConcurrency,
 		QuotaPhotos: a.cfg.Limits.QuotaPhotos, QuotaBytes: a.cfg.Limits.QuotaBytes,
 		Direct: media.DirectConfig{

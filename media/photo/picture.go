@@ -2,6 +2,7 @@ package photo
 
 import (
 	"context"
+	"fmt"
 	"image"
 
 	"github.com/disintegration/imaging"
@@ -72,19 +73,61 @@ func (p picture) toRGBA() *image.RGBA {
 	return finish(applyOrientation(toNRGBA(p.planes), p.orientation), p.p3)
 }
 
-func (p picture) encode(ctx context.Context, quality int) (Derivative, error) {
+// encode compresses the picture as a JPEG and in each of encs, from the
+// same pixels: the upright planes when they are encoded directly, else the
+// upright sRGB image.
+func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivative, error) {
+	encs := opts.Encodings
+	var d Derivative
+	var up *image.YCbCr
+	var err error
 	if !p.direct() {
-		return encode(ctx, p.rgb, quality)
+		d, err = encode(ctx, p.rgb, q.jpeg)
+	} else if err = ctx.Err(); err == nil {
+		up = orientPlanes(p.planes, p.orientation)
+		d.Width, d.Height = up.Rect.Dx(), up.Rect.Dy()
+		d.JPEG, err = encodeYCbCr(up, q.jpeg)
 	}
-	if err := ctx.Err(); err != nil {
-		return Derivative{}, err
-	}
-	up := orientPlanes(p.planes, p.orientation)
-	data, err := encodeYCbCr(up, quality)
 	if err != nil {
 		return Derivative{}, err
 	}
-	return Derivative{JPEG: data, Width: up.Rect.Dx(), Height: up.Rect.Dy()}, nil
+	for _, e := range encs {
+		if err := ctx.Err(); err != nil {
+			return Derivative{}, err
+		}
+		switch e {
+		case EncodingWebP:
+			d.WebP, err = p.webp(up, q.webp)
+		case EncodingAVIF:
+			d.AVIF, err = p.avif(up, q.avif)
+		}
+		if err != nil {
+			return Derivative{}, fmt.Errorf("photo: encode %s: %w", e, err)
+		}
+	}
+	if opts.keep != nil {
+		opts.keep(d, p.toRGBA())
+	}
+	return d, nil
+}
+
+// webp encodes the upright 4:2:0 planes as they are, anything else from
+// the RGB image (libwebp subsamples it to 4:2:0 itself).
+func (p picture) webp(up *image.YCbCr, quality int) ([]byte, error) {
+	if up != nil && up.SubsampleRatio == image.YCbCrSubsampleRatio420 {
+		return encodeWebPPlanes(up, quality)
+	}
+	if up != nil {
+		return encodeWebPRGBA(p.toRGBA(), quality)
+	}
+	return encodeWebPRGBA(p.rgb, quality)
+}
+
+func (p picture) avif(up *image.YCbCr, quality int) ([]byte, error) {
+	if up != nil {
+		return encodeAVIF(up, quality)
+	}
+	return encodeAVIF(p.rgb, quality)
 }
 
 // square is the centred square of the picture, scaled down (never up) to

@@ -18,11 +18,31 @@ const (
 	WebQuality   = 85
 	ThumbMax     = 1080
 	ThumbQuality = 70
+	// SmallMax is a phone card's or a map list's width (540 CSS pixels at
+	// 1x, or a half-width tile at 2x).
+	SmallMax     = 540
+	SmallQuality = 70
 	// MarkerSize is the side of the square marker a map pin shows; a photo
 	// whose shorter side is less gets a marker of that side instead.
 	MarkerSize    = 256
 	MarkerQuality = 75
 	hashMax       = 100 // ThumbHash input; the format allows no more
+)
+
+// qualities are one derivative's quality in each encoding. SSIM against
+// the unencoded render (TestFormatsKeepTheJPEGsSSIM) set them, with bytes:
+// on the smooth test photos these keep each file within 0.01 SSIM of the
+// JPEG beside it at a third of its bytes or less. Matching the JPEG's SSIM
+// exactly is out of reach at any sane size: on flat synthetic charts the
+// JPEG keeps 4:4:4 chroma, which lossy WebP cannot, and on grainy 12 MP
+// photos WebP at q90 is still below a q70 JPEG (see the README's figures).
+type qualities struct{ jpeg, webp, avif int }
+
+var (
+	webQ    = qualities{WebQuality, 80, 60}
+	thumbQ  = qualities{ThumbQuality, 75, 55}
+	smallQ  = qualities{SmallQuality, 75, 55}
+	markerQ = qualities{MarkerQuality, 80, 60}
 )
 
 // DefaultMaxBytes bounds the input Render reads (phone photos are 2–15 MB).
@@ -36,20 +56,58 @@ type Options struct {
 	// and colour included) and encoding, once each per render, so the worker
 	// can show where its CPU goes.
 	Stage func(stage string, d time.Duration)
+	// Encodings beside JPEG (always made) to render every derivative in:
+	// EncodingWebP, EncodingAVIF.
+	Encodings []Encoding
+
+	// keep, in tests, sees each derivative's pixels before they are
+	// encoded: what SSIM is measured against.
+	keep func(d Derivative, img *image.RGBA)
 }
 
-// Derivative is one rendered JPEG: sRGB, upright, no metadata.
+// Derivative is one rendered image in each encoding asked for: sRGB,
+// upright, no metadata, the same pixels in each.
 type Derivative struct {
 	JPEG          []byte
+	WebP, AVIF    []byte // nil unless Options.Encodings asked for them
 	Width, Height int
+}
+
+// File is the derivative in encoding e, nil when it was not rendered.
+func (d Derivative) File(e Encoding) []byte {
+	switch e {
+	case EncodingJPEG:
+		return d.JPEG
+	case EncodingWebP:
+		return d.WebP
+	case EncodingAVIF:
+		return d.AVIF
+	}
+	return nil
 }
 
 // Result holds the derivatives of one photo.
 type Result struct {
 	Web, Thumb    Derivative
+	Small         Derivative // fitted within SmallMax
 	Marker        Derivative // the centred square, at most MarkerSize a side
 	Width, Height int        // displayed size of the original
 	ThumbHash     string     // base64 (standard encoding)
+}
+
+// Qualities are the qualities of e's web, thumbnail, small and marker
+// derivatives, for tools that make the same outputs with another library.
+func Qualities(e Encoding) (web, thumb, small, marker int) {
+	pick := func(q qualities) int {
+		switch e {
+		case EncodingWebP:
+			return q.webp
+		case EncodingAVIF:
+			return q.avif
+		}
+		return q.jpeg
+	}
+	return pick(webQ), pick(thumbQ), pick(smallQ), pick(markerQ)
 }
 
 // Render makes the web, thumbnail and marker JPEGs and the ThumbHash of a
@@ -88,7 +146,7 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 		return Result{}, err
 	}
 	res := Result{Width: shown.X, Height: shown.Y}
-	if res.Web, err = web.encode(ctx, WebQuality); err != nil {
+	if res.Web, err = web.encode(ctx, webQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
@@ -96,14 +154,21 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 	tw, th := fit(web.width(), web.height(), ThumbMax)
 	thumb := web.shrink(tw, th, imaging.CatmullRom)
 	sw.lap(&sw.resize)
-	if res.Thumb, err = thumb.encode(ctx, ThumbQuality); err != nil {
+	if res.Thumb, err = thumb.encode(ctx, thumbQ, opts); err != nil {
+		return Result{}, err
+	}
+	sw.lap(&sw.encode)
+	sw2, sh2 := fit(tw, th, SmallMax)
+	small := thumb.shrink(sw2, sh2, imaging.CatmullRom)
+	sw.lap(&sw.resize)
+	if res.Small, err = small.encode(ctx, smallQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
 	// From the thumbnail: its shorter side is the crop's, at most 1080.
 	marker := thumb.square(MarkerSize)
 	sw.lap(&sw.resize)
-	if res.Marker, err = marker.encode(ctx, MarkerQuality); err != nil {
+	if res.Marker, err = marker.encode(ctx, markerQ, opts); err != nil {
 		return Result{}, err
 	}
 	sw.lap(&sw.encode)
@@ -195,6 +260,10 @@ func webSize(fw, fh, o int) (w, h, dw, dh int) {
 	}
 	return w, h, dw, dh
 }
+
+// Fit is the size a w×h photo takes fitted within box×box: what the
+// renderer makes of it, for callers that name the sizes of a render.
+func Fit(w, h, box int) (int, int) { return fit(w, h, box) }
 
 // fit scales w×h down, never up, to fit within box×box, keeping the ratio.
 func fit(w, h, box int) (int, int) {

@@ -22,7 +22,7 @@ func readTestdata(t testing.TB, name string) []byte {
 // fails the test.
 var sniffWant = map[string]Format{
 	"photo.jpg": JPEG, "photo.png": PNG, "photo.webp": WebP, "photo.heic": HEIC,
-	"alpha.png": PNG, "gps.jpg": JPEG, "corrupt.jpg": JPEG, "bomb.png": PNG,
+	"alpha.png": PNG, "cmyk.jpg": JPEG, "photo-16bit.png": PNG, "gps.jpg": JPEG, "corrupt.jpg": JPEG, "bomb.png": PNG,
 	"gps.png": PNG, "gps.webp": WebP, "gps.heic": HEIC,
 	"p3.jpg": JPEG, "p3.png": PNG, "p3-prof.heic": HEIC, "p3-nclx.heic": HEIC,
 	"srgb-profile.jpg": JPEG,

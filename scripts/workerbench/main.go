@@ -1,6 +1,8 @@
 // Command workerbench measures the photo worker's CPU per photo on one
-// JPEG, next to libvips making the same two outputs, in one run so the
-// ratio is fair on a shared machine.
+// JPEG, next to libvips making the same outputs, in one run so the ratio
+// is fair on a shared machine. -formats is a MEDIA_FORMATS setting
+// (jpeg, jpeg,webp, jpeg,webp,avif): both sides make every derivative
+// (web, thumbnail, small, marker) in each of its formats.
 //
 // Three guidepost figures: the render alone in this process (photo.Render:
 // web JPEG, thumbnail, ThumbHash); and the whole derive the way the worker
@@ -9,10 +11,13 @@
 // comment segment makes each SHA-256 differ) with -concurrency at a time.
 // CPU is the process's own plus its children's (rusage).
 //
-// libvips makes the same two outputs in two steps, as vipsthumbnail can:
-// `vipsthumbnail photo -s 2048` at q85, then `-s 1080` at q70 from that web
-// JPEG. Its process starts are measured on a 1×1 JPEG (two per photo) and
-// subtracted; the ratio is against that net figure.
+// libvips makes the same outputs in steps, as vipsthumbnail can, per
+// format: `vipsthumbnail photo -s 2048` at the web quality, then `-s 1080`
+// from that, `-s 540` from the thumbnail and the centred 256 px square
+// from the thumbnail, each at guidepost's quality for that format
+// (photo.Qualities; AVIF at effort 2). Its process starts are measured on
+// a 1×1 JPEG (one per output) and subtracted; the ratio is against that
+// net figure.
 //
 //	go run ./scripts/workerbench -photo testdata/bench/photo-12mp.jpg -n 20 \
 //	    -database postgres://postgres@127.0.0.1:5432/DB?sslmode=disable -bucket BUCKET
@@ -55,7 +60,12 @@ func main() {
 	dbURL := flag.String("database", os.Getenv("DATABASE_URL"), "a migrated database")
 	bucket := flag.String("bucket", "guidepost", "S3 bucket on the local stack (created if missing)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the derive phase here")
+	formatList := flag.String("formats", "jpeg,webp", "MEDIA_FORMATS setting to measure")
 	flag.Parse()
+	formats, err := photo.ParseEncodings(*formatList)
+	if err != nil {
+		log.Fatal(err)
+	}
 	jpeg, err := os.ReadFile(*path)
 	if err != nil {
 		log.Fatal(err)
@@ -80,13 +90,13 @@ func main() {
 		}
 		deps.Renderer = &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}}
 	}
-	svc := media.New(deps, media.Config{RenderSlots: *conc})
+	svc := media.New(deps, media.Config{RenderSlots: *conc, Formats: formats})
 
 	ids := uploadCopies(ctx, db, svc, jpeg, *n)
-	renderCPU, renderWall := measure(func() { renderAll(ctx, jpeg, *n) })
+	renderCPU, renderWall := measure(func() { renderAll(ctx, jpeg, *n, formats) })
 	goCPU, goWall := measure(func() { profiled(*profile, func() { deriveAll(ctx, svc, ids, *conc) }) })
-	vipsCPU, vipsWall := measure(func() { vips(*path, *n) })
-	startCPU, startWall := measure(func() { vipsStarts(2 * *n) })
+	vipsCPU, vipsWall := measure(func() { vips(*path, *n, formats) })
+	startCPU, startWall := measure(func() { vipsStarts(4 * len(formats) * *n) })
 
 	per := func(cpu float64) float64 { return cpu / float64(*n) }
 	net := per(vipsCPU - startCPU)
@@ -94,26 +104,26 @@ func main() {
 	if *child {
 		where = "render in a child"
 	}
-	fmt.Printf("photo %s (%.1f MB), %d photos each, concurrency %d, JPEG codec %s\n",
-		*path, float64(len(jpeg))/1e6, *n, *conc, photo.JPEGCodec)
+	fmt.Printf("photo %s (%.1f MB), %d photos each, concurrency %d, formats %s, JPEG codec %s, WebP codec %s\n",
+		*path, float64(len(jpeg))/1e6, *n, *conc, *formatList, photo.JPEGCodec, photo.WebPCodec)
 	fmt.Printf("%-58s %9s %9s %12s\n", "", "CPU s", "wall s", "CPU s/photo")
 	row := func(name string, cpu, wall float64) {
 		fmt.Printf("%-58s %9.2f %9.2f %12.3f\n", name, cpu, wall, per(cpu))
 	}
-	row("guidepost render (web q85 + thumb q70 + ThumbHash)", renderCPU, renderWall)
+	row("guidepost render (4 derivatives × "+*formatList+" + ThumbHash)", renderCPU, renderWall)
 	row("guidepost derive (download, "+where+", upload, row)", goCPU, goWall)
-	row("vips: vipsthumbnail -s 2048 q85, then -s 1080 q70", vipsCPU, vipsWall)
-	row("vips: process starts (2 a photo, on a 1×1 JPEG)", startCPU, startWall)
-	fmt.Printf("%-58s %9.2f %9s %12.3f\n", "vips: the two outputs, starts subtracted", vipsCPU-startCPU, "", net)
+	row("vips: vipsthumbnail 2048, 1080, 540, 256 crop × formats", vipsCPU, vipsWall)
+	row("vips: process starts (one an output, on a 1×1 JPEG)", startCPU, startWall)
+	fmt.Printf("%-58s %9.2f %9s %12.3f\n", "vips: the same outputs, starts subtracted", vipsCPU-startCPU, "", net)
 	fmt.Printf("ratio render/vips (CPU per photo): %.2f\n", per(renderCPU)/net)
 	fmt.Printf("ratio derive/vips (CPU per photo): %.2f\n", per(goCPU)/net)
 }
 
 // renderAll renders the photo n times in this process: the codec and
 // pipeline cost alone, without S3, the database or a child process.
-func renderAll(ctx context.Context, jpeg []byte, n int) {
+func renderAll(ctx context.Context, jpeg []byte, n int, formats []photo.Encoding) {
 	for range n {
-		if _, err := photo.Render(ctx, bytes.NewReader(jpeg), photo.JPEG, photo.Options{}); err != nil {
+		if _, err := photo.Render(ctx, bytes.NewReader(jpeg), photo.JPEG, photo.Options{Encodings: formats[1:]}); err != nil {
 			log.Fatal(err)
 		}
 	}
@@ -186,16 +196,28 @@ func profiled(path string, fn func()) {
 	fn()
 }
 
-func vips(path string, n int) {
+func vips(path string, n int, formats []photo.Encoding) {
 	dir, err := os.MkdirTemp("", "workerbench")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	web, thumb := filepath.Join(dir, "web.jpg"), filepath.Join(dir, "thumb.jpg")
 	for range n {
-		run("vipsthumbnail", path, "-s", "2048x2048", "-o", web+"[Q=85,strip]")
-		run("vipsthumbnail", web, "-s", "1080x1080", "-o", thumb+"[Q=70,strip]")
+		for _, f := range formats {
+			web, thumb, small, marker := photo.Qualities(f)
+			opts := func(q int) string {
+				o := fmt.Sprintf("[Q=%d,strip", q)
+				if f == photo.EncodingAVIF {
+					o += ",effort=2"
+				}
+				return o + "]"
+			}
+			out := func(name string) string { return filepath.Join(dir, name+"."+f.Ext()) }
+			run("vipsthumbnail", path, "-s", "2048x2048", "-o", out("web")+opts(web))
+			run("vipsthumbnail", out("web"), "-s", "1080x1080", "-o", out("thumb")+opts(thumb))
+			run("vipsthumbnail", out("thumb"), "-s", "540x540", "-o", out("small")+opts(small))
+			run("vipsthumbnail", out("thumb"), "-s", "256x256", "--smartcrop", "centre", "-o", out("marker")+opts(marker))
+		}
 	}
 }
 

@@ -1116,6 +1116,8 @@ export interface components {
                 thumbnail: null;
                 marker: null;
                 original?: components["schemas"]["OriginalURL"];
+                /** @description []: variants come once the photo is ready. */
+                variants?: unknown[];
             };
             capture?: components["schemas"]["Capture"];
             /** Format: date-time */
@@ -1160,6 +1162,8 @@ export interface components {
                 /** @description Square JPEG for a map pin: the photo's centred square, 256×256 (a photo whose shorter side is under 256 px gets that side; no derivative is ever larger than the photo); no metadata. Null only for a photo made ready before markers existed, until a worker has rendered its marker. */
                 marker: string | null;
                 original?: components["schemas"]["OriginalURL"];
+                /** @description Every derivative in every format rendered (MEDIA_FORMATS: JPEG always, WebP by default, AVIF when asked), smallest first. For a srcset, take the kinds other than marker in one format. A photo processed before variants existed lists its JPEGs until the back-fill has rendered the rest. Under MEDIA_PUBLIC_BASE_URL the names carry a content version and the objects are served with Cache-Control: public, max-age=31536000, immutable; presigned URLs stay the same for at least an hour. */
+                variants?: components["schemas"]["MediaVariant"][];
             };
             capture?: components["schemas"]["Capture"];
             /** Format: date-time */
@@ -1190,6 +1194,8 @@ export interface components {
                 thumbnail: null;
                 marker: null;
                 original?: components["schemas"]["OriginalURL"];
+                /** @description []: variants come once the photo is ready. */
+                variants?: unknown[];
             };
             /** @description Why the photo failed, in words for its owner; owner only. */
             failure?: string;
@@ -1244,6 +1250,8 @@ export interface components {
                 thumbnail: null;
                 marker: null;
                 original?: components["schemas"]["OriginalURL"];
+                /** @description []: variants come once the photo is ready. */
+                variants?: unknown[];
             };
             failure?: string;
             capture?: components["schemas"]["Capture"];
@@ -1259,6 +1267,20 @@ export interface components {
             reason: string;
             /** Format: date-time */
             hidden_at: string;
+        };
+        MediaVariant: {
+            /**
+             * @description marker: the centred square (at most 256 px); small, thumbnail, web: the whole photo within 540, 1080 and 2048 px. None is larger than the photo.
+             * @enum {string}
+             */
+            kind: "marker" | "small" | "thumbnail" | "web";
+            /** @enum {string} */
+            format: "jpeg" | "webp" | "avif";
+            width: number;
+            height: number;
+            url: string;
+            /** @description Size of the file; null for the JPEGs of a photo processed before variants. */
+            bytes: number | null;
         };
         GuideInput: {
             /** @description Trimmed; no control characters. */

@@ -1,0 +1,65 @@
+package photo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Encoding is a derivative's file format. Every derivative is a JPEG, the
+// one every client decodes; the others are rendered beside it when asked.
+type Encoding string
+
+const (
+	EncodingJPEG Encoding = "jpeg"
+	EncodingWebP Encoding = "webp"
+	EncodingAVIF Encoding = "avif"
+)
+
+// DefaultEncodings is what MEDIA_FORMATS defaults to: WebP halves the
+// bytes of a JPEG of the same width for about as much CPU again as the
+// rest of the render, while AVIF costs seconds a photo (see the README).
+var DefaultEncodings = []Encoding{EncodingJPEG, EncodingWebP}
+
+// ContentType is the encoding's MIME type.
+func (e Encoding) ContentType() string { return "image/" + string(e) }
+
+// Ext is the file-name extension of the encoding.
+func (e Encoding) Ext() string {
+	if e == EncodingJPEG {
+		return "jpg"
+	}
+	return string(e)
+}
+
+// ParseEncodings reads a comma-separated list (MEDIA_FORMATS). JPEG must be
+// in it: the current URL fields and every older client depend on it.
+func ParseEncodings(s string) ([]Encoding, error) {
+	var out []Encoding
+	for _, f := range strings.Split(s, ",") {
+		e := Encoding(strings.ToLower(strings.TrimSpace(f)))
+		switch e {
+		case EncodingJPEG, EncodingWebP, EncodingAVIF:
+		default:
+			return nil, fmt.Errorf("unknown format %q (jpeg, webp, avif)", f)
+		}
+		if !slices.Contains(out, e) {
+			out = append(out, e)
+		}
+	}
+	if !slices.Contains(out, EncodingJPEG) {
+		return nil, fmt.Errorf("%q lacks jpeg, which every client decodes", s)
+	}
+	return out, nil
+}
+
+// EncoderMemory is what encoding in encs adds to a render's memory
+// (Info.RenderMemory): room for the AVIF encoder's WebAssembly heap and
+// its state for a WebMax picture (an estimate with margin, not a peak
+// measured); libwebp works in a few MiB.
+func EncoderMemory(encs []Encoding) int64 {
+	if slices.Contains(encs, EncodingAVIF) {
+		return 256 << 20
+	}
+	return 0
+}
