@@ -521,7 +521,7 @@ func TestGuidesBadInputIsNamedAndWritesNothing(t *testing.T) {
 		{"nearby radius 0", "GET", "/v1/guides/nearby?lat=37&lng=127&radius_m=0", "", "radius_m"},
 		{"nearby radius 50,001", "GET", "/v1/guides/nearby?lat=37&lng=127&radius_m=50001", "", "radius_m"},
 		{"nearby limit 0", "GET", "/v1/guides/nearby?lat=37&lng=127&limit=0", "", "limit"},
-		{"nearby limit 101", "GET", "/v1/guides/nearby?lat=37&lng=127&limit=101", "", "limit"},
+		{"nearby limit 501", "GET", "/v1/guides/nearby?lat=37&lng=127&limit=501", "", "limit"},
 		{"nearby forged cursor", "GET", "/v1/guides/nearby?lat=37&lng=127&cursor=AQAAAAAAAAAA", "", "cursor"},
 		{"nearby unknown parameter", "GET", "/v1/guides/nearby?lat=37&lng=127&radius=5", "", "radius"},
 		{"bbox three numbers", "GET", "/v1/guides?bbox=1,2,3", "", "bbox"},

@@ -192,7 +192,9 @@ func TestDirectUploadThroughTheBinary(t *testing.T) {
 		t.Fatalf("%d uploads left open", n)
 	}
 	for _, k := range s.objects() {
-		if !strings.HasPrefix(k, "originals/") && !strings.HasSuffix(k, ".jpg") {
+		derivative := strings.HasPrefix(k, "media/") &&
+			(strings.HasSuffix(k, ".jpg") || strings.HasSuffix(k, ".webp") || strings.HasSuffix(k, ".avif"))
+		if !strings.HasPrefix(k, "originals/") && !derivative {
 			t.Fatalf("unexpected object %s", k)
 		}
 	}
