@@ -19,7 +19,7 @@ import (
 type fleet struct {
 	root, dir string
 	bin       string // guidepost
-	loadBin   string // scripts/loadtest
+	loadBin   string // tools/loadtest
 	log       *slog.Logger
 
 	pg       *postgres
@@ -41,14 +41,19 @@ type fleetConfig struct {
 	Replica bool
 }
 
-// buildBinaries builds guidepost and the load generator into dir.
+// buildBinaries builds guidepost and the load generator into dir. The
+// load generator belongs to the tools module, so it is built from tools/.
 func buildBinaries(ctx context.Context, root, dir string) (bin, loadBin string, err error) {
 	bin, loadBin = filepath.Join(dir, "guidepost"), filepath.Join(dir, "loadtest")
-	for out, pkg := range map[string]string{bin: "./cmd/guidepost", loadBin: "./scripts/loadtest"} {
-		cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return "", "", fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	builds := []struct{ out, moduleDir, pkg string }{
+		{bin, root, "./cmd/guidepost"},
+		{loadBin, filepath.Join(root, "tools"), "./loadtest"},
+	}
+	for _, b := range builds {
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", b.out, b.pkg)
+		cmd.Dir = b.moduleDir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return "", "", fmt.Errorf("go build %s: %v\n%s", b.pkg, err, out)
 		}
 	}
 	return bin, loadBin, nil

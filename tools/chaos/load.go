@@ -21,7 +21,7 @@ type loadConfig struct {
 	Drain    time.Duration
 }
 
-// summary is the part of scripts/loadtest's summary.json the drills read.
+// summary is the part of tools/loadtest's summary.json the drills read.
 type summary struct {
 	Totals struct {
 		Requests    int            `json:"requests"`

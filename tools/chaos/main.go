@@ -9,9 +9,11 @@
 // requests, 5xx, p99, the seconds until errors stopped, photos accepted
 // against ready, likes acknowledged against recorded.
 //
-//	go run ./scripts/chaos                    # every drill (make chaos)
-//	go run ./scripts/chaos -drills api-kill,redis-failover -rate 40
-//	go run ./scripts/chaos -scaleout -photos 120   # photos/s with 1, 2, 3 workers
+//	bin/chaos                       # every drill (make chaos)
+//	bin/chaos -drills api-kill,redis-failover -rate 40
+//	bin/chaos -scaleout -photos 120 # photos/s with 1, 2, 3 workers
+//
+// make tools builds bin/chaos; run it from the repository's root.
 //
 // Nothing touches the shared PostgreSQL, Redis or S3 server: every
 // dependency is started on spare ports under -dir and stopped at the end.
@@ -62,7 +64,7 @@ func main() {
 		}
 	}
 	log.Info("working folder", "dir", work)
-	command := "go run ./scripts/chaos " + strings.Join(os.Args[1:], " ")
+	command := "bin/chaos " + strings.Join(os.Args[1:], " ")
 	if *scale {
 		err = runScaleout(ctx, root, work, log, *photos, command)
 	} else {
@@ -182,19 +184,21 @@ func yesNo(ok bool) string {
 	return "**no**"
 }
 
-// repoRoot is the folder holding go.mod, from the working directory up.
+// repoRoot is the service's checkout, from the working directory up: the
+// first folder holding cmd/guidepost (tools/ has a go.mod of its own, so
+// go.mod alone does not tell).
 func repoRoot() (string, error) {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "", err
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, "cmd", "guidepost")); err == nil {
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
+			return "", fmt.Errorf("no cmd/guidepost above the working directory")
 		}
 		dir = parent
 	}

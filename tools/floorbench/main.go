@@ -10,7 +10,7 @@
 // API/floor per run, and the medians.
 //
 //	guidepost serve &   # GUIDES_CACHE=on, a seeded database
-//	go run ./scripts/floorbench -api http://127.0.0.1:8080 -runs 3 -d 10s
+//	bin/floorbench -api http://127.0.0.1:8080 -runs 3 -d 10s
 package main
 
 import (

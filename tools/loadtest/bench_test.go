@@ -24,7 +24,7 @@ func TestBenchRunsTheStandardSet(t *testing.T) {
 	dir := t.TempDir()
 	cfg := testConfig(t, "bench", srv.URL)
 	cfg.NoWrite, cfg.Out, cfg.Benchmarks = false, filepath.Join(dir, "out"), filepath.Join(dir, "BENCHMARKS.md")
-	cfg.ServerBin, cfg.SeedGuides, cfg.CommandLine = os.Args[0], 30, "go run ./scripts/loadtest bench"
+	cfg.ServerBin, cfg.SeedGuides, cfg.CommandLine = os.Args[0], 30, "bin/loadtest bench"
 	if err := runBench(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -168,7 +168,7 @@ func benchmarkRow(s *Summary) (heading, header, sep, row string) {
 	return "### guidepost-load: " + s.title(), tableRow(names), tableRow(dashes), tableRow(vals)
 }
 
-const benchmarksPreamble = "# Benchmarks\n\nRows are appended by `go run ./scripts/loadtest` (see scripts/loadtest/README.md). " +
+const benchmarksPreamble = "# Benchmarks\n\nRows are appended by `bin/loadtest` (see tools/loadtest/README.md). " +
 	"Generator and server share the host unless stated: compare ratios within one run.\n"
 
 // appendBenchmarkRow adds s's row at the end of its scenario's table,

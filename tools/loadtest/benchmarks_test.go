@@ -10,7 +10,7 @@ import (
 func TestBenchmarksRowsGoUnderTheirScenario(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
 	mixed := sampleSummary()
-	read := &Summary{Scenario: "read", StartedAt: mixed.StartedAt, Commit: "abc1234", Command: "go run ./scripts/loadtest read | x",
+	read := &Summary{Scenario: "read", StartedAt: mixed.StartedAt, Commit: "abc1234", Command: "bin/loadtest read | x",
 		Load: LoadInfo{Model: "open", Rate: 200, DurationS: 30}, Host: mixed.Host}
 	for _, s := range []*Summary{mixed, read, mixed} {
 		if err := appendBenchmarkRow(path, s); err != nil {

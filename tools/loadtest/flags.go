@@ -61,7 +61,7 @@ func (m mbList) Set(s string) error {
 
 const usageHead = `guidepost-load: load generator for the guidepost API.
 
-Usage: go run ./scripts/loadtest <scenario> [flags]
+Usage: bin/loadtest <scenario> [flags]
 
 Scenarios:
   upload     photo uploads; accepted/s vs ready/s, drain time, queue depth

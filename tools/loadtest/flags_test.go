@@ -60,7 +60,7 @@ func TestStepsResolve(t *testing.T) {
 
 func TestCommandLineQuoting(t *testing.T) {
 	got := commandLine([]string{"/tmp/go-build123/b001/exe/loadtest", "read", "-target", "http://127.0.0.1:8080", "-out", "my dir"})
-	want := "go run ./scripts/loadtest read -target http://127.0.0.1:8080 -out 'my dir'"
+	want := "bin/loadtest read -target http://127.0.0.1:8080 -out 'my dir'"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -19,15 +19,16 @@ func gitCommit() string {
 	return strings.TrimSpace(string(out))
 }
 
-// commandLine renders argv as a shell command a reader can paste. Under
-// `go run` argv[0] is a temporary binary, so it is shown as the go run call.
+// commandLine renders argv as a shell command a reader can paste from the
+// repository's root. Under `go run` argv[0] is a temporary binary, so it is
+// shown as the binary `make tools` builds.
 func commandLine(argv []string) string {
 	if len(argv) == 0 {
 		return ""
 	}
 	head := argv[0]
 	if strings.Contains(head, "go-build") || strings.HasSuffix(head, "/exe/loadtest") {
-		head = "go run ./scripts/loadtest"
+		head = "bin/loadtest"
 	}
 	parts := []string{head}
 	for _, a := range argv[1:] {

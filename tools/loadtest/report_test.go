@@ -11,7 +11,7 @@ import (
 
 func sampleSummary() *Summary {
 	s := &Summary{Scenario: "mixed", Target: "http://127.0.0.1:8080", StartedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),
-		Commit: "abc1234", Command: "go run ./scripts/loadtest mixed -vus 300 -target 'http://127.0.0.1:8080'",
+		Commit: "abc1234", Command: "bin/loadtest mixed -vus 300 -target 'http://127.0.0.1:8080'",
 		Host:   Host{NumCPU: 2, GOMAXPROCS: 2, GoVersion: "go1.26.8", OS: "linux", Arch: "amd64"},
 		Load:   LoadInfo{Model: "closed", VUs: 300, DurationS: 60, ActualS: 60.2},
 		Totals: KindStats{Requests: 100, RatePerS: 10, OK: 97, SuccessRate: 0.97, Latency: Latency{P50: 5, P95: 40, P99: 90}},

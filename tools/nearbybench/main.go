@@ -3,10 +3,10 @@
 // storm on one guide. It is small on purpose: on a 2-core machine the load
 // generator shares the CPU with the server it measures.
 //
-//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -c 16 -d 15s
-//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -area seoul -q '카페,coffee,야경,museum,등대,makgeolli'
-//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -likes 500
-//	go run ./scripts/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
+//	bin/nearbybench -url http://127.0.0.1:8080 -area seoul -c 16 -d 15s
+//	bin/nearbybench -url http://127.0.0.1:8080 -area seoul -q '카페,coffee,야경,museum,등대,makgeolli'
+//	bin/nearbybench -url http://127.0.0.1:8080 -likes 500
+//	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
 //
 // With -floor the storm alternates between the API and a floor server
 // (floor.go) -runs times and prints each figure beside the floor's.

@@ -11,9 +11,9 @@
 // process's CPU per accepted photo, from its /metrics (run `guidepost
 // serve` alone, so no worker shares that process).
 //
-//	go run ./scripts/uploadbench -url http://127.0.0.1:8080 \
+//	bin/uploadbench -url http://127.0.0.1:8080 \
 //	    -photo testdata/bench/photo-12mp.jpg -conc 1,8,32 -duration 15s -mode direct
-//	go run ./scripts/uploadbench -mode direct -floor -runs 3 -conc 32   # S3_* as the server's
+//	bin/uploadbench -mode direct -floor -runs 3 -conc 32   # S3_* as the server's
 package main
 
 import (

@@ -19,7 +19,7 @@
 // a 1×1 JPEG (one per output) and subtracted; the ratio is against that
 // net figure.
 //
-//	go run ./scripts/workerbench -photo testdata/bench/photo-12mp.jpg -n 20 \
+//	bin/workerbench -photo testdata/bench/photo-12mp.jpg -n 20 \
 //	    -database postgres://postgres@127.0.0.1:5432/DB?sslmode=disable -bucket BUCKET
 package main
 
