@@ -553,7 +553,9 @@ CREATE TABLE public.uploads (
     created_at timestamp with time zone NOT NULL,
     updated_at timestamp with time zone NOT NULL,
     expires_at timestamp with time zone NOT NULL,
+    part_sha256 text[],
     CONSTRAINT uploads_bytes_check CHECK ((bytes > 0)),
+    CONSTRAINT uploads_part_sha256_count CHECK (((part_sha256 IS NULL) OR (cardinality(part_sha256) = (((bytes + part_size) - 1) / part_size)))),
     CONSTRAINT uploads_part_size_check CHECK ((part_size > 0)),
     CONSTRAINT uploads_state_check CHECK ((state = ANY (ARRAY['open'::text, 'completing'::text, 'completed'::text, 'aborted'::text])))
 );
