@@ -26,6 +26,7 @@ commands:
   dev       migrations, then the API and a worker in one process (local use)
   seed      load demo data (guidepost seed -h for flags)
   admin     operator commands (guidepost admin for the list)
+  render    render one photo file's derivatives into a folder (no service needed)
 `
 
 func main() {
@@ -48,6 +49,9 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	if len(args) == 0 {
 		fmt.Fprint(stdout, usage)
 		return errors.New("no command given")
+	}
+	if args[0] == "render" { // needs no configuration: a build checks its binary with it
+		return renderPhoto(ctx, args[1:], stdout, getenv)
 	}
 	if args[0] == "dev" {
 		getenv = developmentByDefault(getenv)

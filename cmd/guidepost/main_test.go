@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image"
+	_ "image/jpeg"
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +19,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/internal/testkit"
+	_ "golang.org/x/image/webp"
 )
 
 func TestBadConfigStopsTheStart(t *testing.T) {
@@ -121,5 +126,40 @@ func waitOK(t *testing.T, done <-chan error, url string) {
 			t.Fatalf("%s did not answer 200: %v", url, err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// `guidepost render` needs no configuration and writes every derivative in
+// every format asked for, upright (orient-6.jpg displays 240×160).
+func TestRenderWritesEveryDerivative(t *testing.T) {
+	dir := t.TempDir()
+	var out bytes.Buffer
+	env := map[string]string{"MEDIA_FORMATS": "jpeg,webp"}
+	if err := run(context.Background(), []string{"render", "-formats", "jpeg,webp,avif", "../../testdata/photos/orient-6.jpg", dir},
+		&out, func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"web", "thumb", "small", "marker"} {
+		for _, ext := range []string{"jpg", "webp", "avif"} {
+			data, err := os.ReadFile(filepath.Join(dir, kind+"."+ext))
+			if err != nil || len(data) == 0 {
+				t.Fatalf("%s.%s: %v", kind, ext, err)
+			}
+			if ext == "avif" {
+				continue
+			}
+			cfg, _, err := image.DecodeConfig(bytes.NewReader(data))
+			want := image.Pt(240, 160)
+			if kind == "marker" {
+				want = image.Pt(160, 160)
+			}
+			if err != nil || image.Pt(cfg.Width, cfg.Height) != want {
+				t.Errorf("%s.%s: %d×%d (%v), want %v", kind, ext, cfg.Width, cfg.Height, err, want)
+			}
+		}
+	}
+	if err := run(context.Background(), []string{"render", "../../testdata/photos/doc.pdf", dir}, io.Discard,
+		func(string) string { return "" }); err == nil {
+		t.Error("a PDF rendered")
 	}
 }

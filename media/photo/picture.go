@@ -75,7 +75,10 @@ func (p picture) toRGBA() *image.RGBA {
 
 // encode compresses the picture as a JPEG and in each of encs, from the
 // same pixels: the upright planes when they are encoded directly, else the
-// upright sRGB image.
+// upright sRGB image. A flat graphic (few colours) is compressed for what
+// it is: a lossless WebP when that is smaller than the JPEG, and an AVIF
+// with full-resolution chroma, so that colour edges stay as sharp as the
+// JPEG's (which keeps 4:4:4 chroma when the source has it).
 func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivative, error) {
 	encs := opts.Encodings
 	var d Derivative
@@ -91,43 +94,56 @@ func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivat
 	if err != nil {
 		return Derivative{}, err
 	}
+	graphic := len(encs) > 0 && p.graphic()
 	for _, e := range encs {
 		if err := ctx.Err(); err != nil {
 			return Derivative{}, err
 		}
 		switch e {
 		case EncodingWebP:
-			d.WebP, err = p.webp(up, q.webp)
+			d.WebP, err = p.webp(up, q.webp, graphic, len(d.JPEG))
 		case EncodingAVIF:
-			d.AVIF, err = p.avif(up, q.avif)
+			d.AVIF, err = p.avif(up, q.avif, graphic)
 		}
 		if err != nil {
 			return Derivative{}, fmt.Errorf("photo: encode %s: %w", e, err)
 		}
 	}
 	if opts.keep != nil {
-		opts.keep(d, p.toRGBA())
+		opts.keep(d, p.toRGBA(), up)
 	}
 	return d, nil
 }
 
-// webp encodes the upright 4:2:0 planes as they are, anything else from
-// the RGB image (libwebp subsamples it to 4:2:0 itself).
-func (p picture) webp(up *image.YCbCr, quality int) ([]byte, error) {
+// webp encodes upright 4:2:0 planes as they are, anything else from the
+// RGB image (libwebp subsamples it to 4:2:0 itself, with sharp YUV). A
+// graphic is first tried lossless, and kept so when it is smaller than the
+// JPEG beside it (jpegBytes).
+func (p picture) webp(up *image.YCbCr, quality int, graphic bool, jpegBytes int) ([]byte, error) {
+	if graphic {
+		out, err := encodeWebPRGBA(p.toRGBA(), webpLossless)
+		if err != nil || len(out) < jpegBytes {
+			return out, err
+		}
+	}
+	s := webpLossy
+	s.quality = quality
 	if up != nil && up.SubsampleRatio == image.YCbCrSubsampleRatio420 {
-		return encodeWebPPlanes(up, quality)
+		return encodeWebPPlanes(up, s)
 	}
-	if up != nil {
-		return encodeWebPRGBA(p.toRGBA(), quality)
-	}
-	return encodeWebPRGBA(p.rgb, quality)
+	return encodeWebPRGBA(p.toRGBA(), s)
 }
 
-func (p picture) avif(up *image.YCbCr, quality int) ([]byte, error) {
-	if up != nil {
-		return encodeAVIF(up, quality)
+func (p picture) avif(up *image.YCbCr, quality int, graphic bool) ([]byte, error) {
+	chroma := image.YCbCrSubsampleRatio420
+	if graphic {
+		chroma = image.YCbCrSubsampleRatio444
+		quality = max(quality, avifGraphicQuality)
 	}
-	return encodeAVIF(p.rgb, quality)
+	if up != nil {
+		return encodeAVIF(up, quality, chroma)
+	}
+	return encodeAVIF(p.rgb, quality, chroma)
 }
 
 // square is the centred square of the picture, scaled down (never up) to

@@ -1,23 +1,26 @@
 // Command workerbench measures the photo worker's CPU per photo on one
-// JPEG, next to libvips making the same outputs, in one run so the ratio
-// is fair on a shared machine. -formats is a MEDIA_FORMATS setting
-// (jpeg, jpeg,webp, jpeg,webp,avif): both sides make every derivative
-// (web, thumbnail, small, marker) in each of its formats.
+// JPEG for each MEDIA_FORMATS setting, next to libvips making the same
+// outputs, in one run so the ratios are fair on a shared machine, and the
+// bytes of every derivative in every format on both sides.
 //
-// Three guidepost figures: the render alone in this process (photo.Render:
-// web JPEG, thumbnail, ThumbHash); and the whole derive the way the worker
-// runs it (download from S3, render in a child process unless -child=false,
-// upload both JPEGs, mark ready), over -n distinct uploaded copies (a
+// -formats lists the settings, separated by ';' (default
+// "jpeg;jpeg,webp;jpeg,webp,avif"). For each, two guidepost figures: the
+// render alone in this process (photo.Render: four derivatives in each
+// format, and the ThumbHash); and the whole derive the way the worker runs
+// it (download from S3, render in a child process unless -child=false,
+// upload every file, mark ready), over -n distinct uploaded copies (a
 // comment segment makes each SHA-256 differ) with -concurrency at a time.
 // CPU is the process's own plus its children's (rusage).
 //
-// libvips makes the same outputs in steps, as vipsthumbnail can, per
-// format: `vipsthumbnail photo -s 2048` at the web quality, then `-s 1080`
-// from that, `-s 540` from the thumbnail and the centred 256 px square
-// from the thumbnail, each at guidepost's quality for that format
-// (photo.Qualities; AVIF at effort 2). Its process starts are measured on
-// a 1×1 JPEG (one per output) and subtracted; the ratio is against that
-// net figure.
+// libvips makes the same outputs the same way: one decode and resize chain
+// per photo (vipsthumbnail to 2048, 1080 from it, 540 and the centred
+// 256 px square from that, each kept as uncompressed .v), then `vips copy`
+// into each format at guidepost's quality for that derivative
+// (photo.Qualities), libwebp at guidepost's effort (photo.WebPMethod), AVIF
+// at effort 2. A setting's libvips figure is the chain plus its formats'
+// encodes. Process starts, measured on a 1×1 image for each program, are
+// subtracted. The tables: CPU seconds per photo for each setting, the CPU
+// each format adds, and bytes per format and width.
 //
 //	bin/workerbench -photo testdata/bench/photo-12mp.jpg -n 20 \
 //	    -database postgres://postgres@127.0.0.1:5432/DB?sslmode=disable -bucket BUCKET
@@ -54,15 +57,15 @@ func main() {
 		os.Exit(worker.RenderChild(os.Stdin, os.Stdout))
 	}
 	path := flag.String("photo", "testdata/bench/photo-12mp.jpg", "JPEG to process")
-	n := flag.Int("n", 20, "photos per side")
+	n := flag.Int("n", 20, "photos per side and setting")
 	conc := flag.Int("concurrency", 1, "WORKER_CONCURRENCY: derives at once")
 	child := flag.Bool("child", true, "render in a child process, as the worker does")
 	dbURL := flag.String("database", os.Getenv("DATABASE_URL"), "a migrated database")
 	bucket := flag.String("bucket", "guidepost", "S3 bucket on the local stack (created if missing)")
-	profile := flag.String("cpuprofile", "", "write a CPU profile of the derive phase here")
-	formatList := flag.String("formats", "jpeg,webp", "MEDIA_FORMATS setting to measure")
+	profile := flag.String("cpuprofile", "", "write a CPU profile of the derive phases here")
+	formatList := flag.String("formats", "jpeg;jpeg,webp;jpeg,webp,avif", "MEDIA_FORMATS settings to measure, separated by ';'")
 	flag.Parse()
-	formats, err := photo.ParseEncodings(*formatList)
+	settings, err := parseSettings(*formatList)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -90,37 +93,58 @@ func main() {
 		}
 		deps.Renderer = &worker.ChildRenderer{Command: []string{self, worker.RenderChildCommand}}
 	}
-	svc := media.New(deps, media.Config{RenderSlots: *conc, Formats: formats})
 
-	ids := uploadCopies(ctx, db, svc, jpeg, *n)
-	renderCPU, renderWall := measure(func() { renderAll(ctx, jpeg, *n, formats) })
-	goCPU, goWall := measure(func() { profiled(*profile, func() { deriveAll(ctx, svc, ids, *conc) }) })
-	vipsCPU, vipsWall := measure(func() { vips(*path, *n, formats) })
-	startCPU, startWall := measure(func() { vipsStarts(4 * len(formats) * *n) })
+	fig := figures{n: *n, settings: settings, render: map[string]float64{}, derive: map[string]float64{}}
+	var stop func()
+	if *profile != "" {
+		stop = startProfile(*profile)
+	}
+	for _, set := range settings {
+		svc := media.New(deps, media.Config{RenderSlots: *conc, Formats: set})
+		ids := uploadCopies(ctx, db, svc, jpeg, *n)
+		fig.render[settingName(set)], _ = measure(func() { renderAll(ctx, jpeg, *n, set) })
+		fig.derive[settingName(set)], _ = measure(func() { deriveAll(ctx, svc, ids, *conc) })
+	}
+	if stop != nil {
+		stop()
+	}
+	formats := allFormats(settings)
+	fig.goBytes, fig.sizes = renderBytes(ctx, jpeg, formats)
+	fig.vipsResize, fig.vipsEncode, fig.vipsBytes = vips(*path, *n, formats)
 
-	per := func(cpu float64) float64 { return cpu / float64(*n) }
-	net := per(vipsCPU - startCPU)
 	where := "in process"
 	if *child {
 		where = "render in a child"
 	}
-	fmt.Printf("photo %s (%.1f MB), %d photos each, concurrency %d, formats %s, JPEG codec %s, WebP codec %s\n",
-		*path, float64(len(jpeg))/1e6, *n, *conc, *formatList, photo.JPEGCodec, photo.WebPCodec)
-	fmt.Printf("%-58s %9s %9s %12s\n", "", "CPU s", "wall s", "CPU s/photo")
-	row := func(name string, cpu, wall float64) {
-		fmt.Printf("%-58s %9.2f %9.2f %12.3f\n", name, cpu, wall, per(cpu))
-	}
-	row("guidepost render (4 derivatives × "+*formatList+" + ThumbHash)", renderCPU, renderWall)
-	row("guidepost derive (download, "+where+", upload, row)", goCPU, goWall)
-	row("vips: vipsthumbnail 2048, 1080, 540, 256 crop × formats", vipsCPU, vipsWall)
-	row("vips: process starts (one an output, on a 1×1 JPEG)", startCPU, startWall)
-	fmt.Printf("%-58s %9.2f %9s %12.3f\n", "vips: the same outputs, starts subtracted", vipsCPU-startCPU, "", net)
-	fmt.Printf("ratio render/vips (CPU per photo): %.2f\n", per(renderCPU)/net)
-	fmt.Printf("ratio derive/vips (CPU per photo): %.2f\n", per(goCPU)/net)
+	fmt.Printf("photo %s (%.1f MB), %d photos a setting, concurrency %d, derive with %s, JPEG codec %s, WebP codec %s\n",
+		*path, float64(len(jpeg))/1e6, *n, *conc, where, photo.JPEGCodec, photo.WebPCodec)
+	fig.report(os.Stdout)
 }
 
-// renderAll renders the photo n times in this process: the codec and
-// pipeline cost alone, without S3, the database or a child process.
+// renderBytes renders the photo once in every format: the bytes of each
+// derivative by format, and each derivative's size.
+func renderBytes(ctx context.Context, jpeg []byte, formats []photo.Encoding) (map[photo.Encoding][4]int, [4]string) {
+	res, err := photo.Render(ctx, bytes.NewReader(jpeg), photo.JPEG, photo.Options{Encodings: formats[1:]})
+	if err != nil {
+		log.Fatal(err)
+	}
+	ds := [4]photo.Derivative{res.Web, res.Thumb, res.Small, res.Marker}
+	out := map[photo.Encoding][4]int{}
+	var sizes [4]string
+	for i, d := range ds {
+		sizes[i] = fmt.Sprintf("%d×%d", d.Width, d.Height)
+		for _, e := range formats {
+			b := out[e]
+			b[i] = len(d.File(e))
+			out[e] = b
+		}
+	}
+	return out, sizes
+}
+
+// renderAll renders the photo n times in this process, in the formats of
+// a setting: the codec and pipeline cost alone, without S3, the database
+// or a child process.
 func renderAll(ctx context.Context, jpeg []byte, n int, formats []photo.Encoding) {
 	for range n {
 		if _, err := photo.Render(ctx, bytes.NewReader(jpeg), photo.JPEG, photo.Options{Encodings: formats[1:]}); err != nil {
@@ -181,64 +205,77 @@ func deriveAll(ctx context.Context, svc *media.Service, ids []string, conc int) 
 	wg.Wait()
 }
 
-func profiled(path string, fn func()) {
-	if path == "" {
-		fn()
-		return
-	}
+func startProfile(path string) (stop func()) {
 	f, err := os.Create(path)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer f.Close()
-	pprof.StartCPUProfile(f)
-	defer pprof.StopCPUProfile()
-	fn()
+	if err := pprof.StartCPUProfile(f); err != nil {
+		log.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }
 
-func vips(path string, n int, formats []photo.Encoding) {
+// vips makes every derivative of the photo n times with libvips: the
+// resize chain's CPU, each format's encodes' CPU (process starts
+// subtracted from both), and the bytes of the last outputs.
+func vips(path string, n int, formats []photo.Encoding) (resize float64, encode map[photo.Encoding]float64, size map[photo.Encoding][4]int) {
 	dir, err := os.MkdirTemp("", "workerbench")
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	for range n {
-		for _, f := range formats {
-			web, thumb, small, marker := photo.Qualities(f)
-			opts := func(q int) string {
-				o := fmt.Sprintf("[Q=%d,strip", q)
-				if f == photo.EncodingAVIF {
-					o += ",effort=2"
-				}
-				return o + "]"
-			}
-			out := func(name string) string { return filepath.Join(dir, name+"."+f.Ext()) }
-			run("vipsthumbnail", path, "-s", "2048x2048", "-o", out("web")+opts(web))
-			run("vipsthumbnail", out("web"), "-s", "1080x1080", "-o", out("thumb")+opts(thumb))
-			run("vipsthumbnail", out("thumb"), "-s", "540x540", "-o", out("small")+opts(small))
-			run("vipsthumbnail", out("thumb"), "-s", "256x256", "--smartcrop", "centre", "-o", out("marker")+opts(marker))
+	one := filepath.Join(dir, "one.v")
+	run([]string{"vips", "black", one, "1", "1"})
+	startResize, startEncode := vipsStartCommands(one, dir)
+	resizeStart, _ := measure(func() { runN(startResize, n) })
+	encodeStart, _ := measure(func() { runN(startEncode, n) })
+	resizeStart, encodeStart = resizeStart/float64(n), encodeStart/float64(n)
+
+	cmds := vipsResize(path, dir)
+	resize, _ = measure(func() {
+		for range n {
+			runAll(cmds)
 		}
+	})
+	resize -= float64(n*len(cmds)) * resizeStart
+	encode, size = map[photo.Encoding]float64{}, map[photo.Encoding][4]int{}
+	for _, f := range formats {
+		cmds := vipsEncode(dir, f)
+		cpu, _ := measure(func() {
+			for range n {
+				runAll(cmds)
+			}
+		})
+		encode[f] = cpu - float64(n*len(cmds))*encodeStart
+		var b [4]int
+		for i, d := range derivatives {
+			st, err := os.Stat(vipsOutput(dir, d.name, f))
+			if err != nil {
+				log.Fatal(err)
+			}
+			b[i] = int(st.Size())
+		}
+		size[f] = b
 	}
+	return resize, encode, size
 }
 
-// vipsStarts runs vipsthumbnail n times on a 1×1 JPEG: the cost of
-// starting the process (library initialisation included), to subtract.
-func vipsStarts(n int) {
-	dir, err := os.MkdirTemp("", "workerbench")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	one, out := filepath.Join(dir, "one.jpg"), filepath.Join(dir, "out.jpg")
-	run("vips", "black", one, "1", "1")
+func runN(cmd []string, n int) {
 	for range n {
-		run("vipsthumbnail", one, "-s", "1080x1080", "-o", out+"[Q=70,strip]")
+		run(cmd)
 	}
 }
 
-func run(name string, args ...string) {
-	if b, err := exec.Command(name, args...).CombinedOutput(); err != nil {
-		log.Fatalf("%s: %v: %s", name, err, b)
+func runAll(cmds [][]string) {
+	for _, c := range cmds {
+		run(c)
+	}
+}
+
+func run(cmd []string) {
+	if b, err := exec.Command(cmd[0], cmd[1:]...).CombinedOutput(); err != nil {
+		log.Fatalf("%v: %v: %s", cmd, err, b)
 	}
 }
 
