@@ -408,7 +408,7 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 			f.Add("radius_m", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
 		}
 	}
-	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
+	limit := guidepost.PageSize(&f, "limit", p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {
@@ -434,7 +434,7 @@ func (p BBoxParams) query(signer cursorSigner, now time.Time) (BBoxQuery, []byte
 	if p.BBox == nil {
 		f.Add("bbox", guidepost.FREQUIRED, "is required: minLng,minLat,maxLng,maxLat")
 	}
-	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
+	limit := guidepost.PageSize(&f, "limit", p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {
