@@ -5,6 +5,7 @@
 //     to HTTP statuses in one table, and Limit, the allowance a refusal names;
 //   - rate.go: Rate and RateResult, the allowances shared by every API
 //     process, and the address scopes (an IPv6 /64, /56, /48) they count;
+//   - inflight.go: InFlight, this process's per-key cap on requests in flight;
 //   - text.go: TextProblem, the one rule for text a person typed;
 //   - page.go: a "mine" list's page size and cursor;
 //   - clock.go: the Clock that services take, so tests can move time;
