@@ -34,41 +34,22 @@ import (
 	"github.com/guidepost/guidepost/worker"
 )
 
-// The implementations the features consume, checked at compile time.
+// The implementations the API consumes, checked at compile time. Every
+// other assertion sits in its implementing package; these cannot: the
+// implementations live in packages that api imports (or that must not
+// depend on the HTTP layer), and guides.MediaURLs is media's, which guides
+// imports.
 var (
-	_ media.Blobs           = (*objstore.S3)(nil)
-	_ media.Store           = (*gsql.Media)(nil)
-	_ media.Keys            = (*gsql.IdempotencyKeys)(nil)
-	_ media.Queue           = (*queue.Client)(nil)
-	_ worker.Locker         = (*gsql.Media)(nil)
 	_ api.MediaService      = (*media.Service)(nil)
-	_ guides.Store          = (*gsql.Guides)(nil)
-	_ guides.Store          = (*cache.Guides)(nil)
-	_ guides.TileSource     = (*gsql.Guides)(nil)
-	_ guides.Stamps         = (*cache.Guides)(nil)
-	_ api.GuideService      = (*guides.Service)(nil)
-	_ guides.MediaURLs      = (*media.Service)(nil)
-	_ deletion.Store        = (*gsql.Accounts)(nil)
-	_ deletion.Photos       = (*media.Service)(nil)
-	_ deletion.Queue        = (*queue.Client)(nil)
-	_ api.AccountService    = (*deletion.Service)(nil)
-	_ api.Limiter           = (*ratelimit.Redis)(nil)
-	_ auth.Limiter          = (*ratelimit.Redis)(nil)
 	_ api.UploadService     = (*media.Service)(nil)
-	_ media.Multipart       = (*objstore.S3)(nil)
-	_ media.Uploads         = (*gsql.Uploads)(nil)
-	_ media.Notifier        = (*redisevents.Redis)(nil)
-	_ api.EventLog          = (*redisevents.Redis)(nil)
-	_ moderation.Store      = (*gsql.Moderation)(nil)
-	_ moderation.Photos     = (*media.Service)(nil)
-	_ moderation.Deleter    = (*guides.Service)(nil)
-	_ moderation.Notifier   = (*redisevents.Redis)(nil)
+	_ api.GuideService      = (*guides.Service)(nil)
+	_ api.AccountService    = (*deletion.Service)(nil)
 	_ api.ModerationService = (*moderation.Service)(nil)
-	_ api.ReadMarks         = (*readmarks.Redis)(nil)
 	_ api.BlockService      = (*blocks.Service)(nil)
-	_ blocks.Store          = (*cache.Blocks)(nil)
-	_ guides.Blocks         = (*cache.Blocks)(nil)
-	_ media.Blocks          = (*cache.Blocks)(nil)
+	_ api.Limiter           = (*ratelimit.Redis)(nil)
+	_ api.EventLog          = (*redisevents.Redis)(nil)
+	_ api.ReadMarks         = (*readmarks.Redis)(nil)
+	_ guides.MediaURLs      = (*media.Service)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.

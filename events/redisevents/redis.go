@@ -18,6 +18,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/events"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/moderation"
 )
 
 // Redis keeps each user's log as a capped Redis stream and publishes every
@@ -45,7 +46,10 @@ type Options struct {
 	Log        *slog.Logger
 }
 
-var _ media.Notifier = (*Redis)(nil)
+var (
+	_ media.Notifier      = (*Redis)(nil)
+	_ moderation.Notifier = (*Redis)(nil)
+)
 
 // New uses the process's one Redis client (a Sentinel set's primary
 // included). Pub/sub channels are shared by every database of a server,
