@@ -160,32 +160,15 @@ func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState,
 	}
 }
 
-// commit is one committer: a batch at a time until the queue is closed
-// and empty.
+// commit is one committer: a batch at a time, each waiting up to Window
+// to fill, until the queue is closed and empty.
 func (b *likeBatcher) commit() {
 	batch := make([]*likeOp, 0, b.opt.MaxBatch)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	for {
-		first, ok := <-b.q.C()
-		if !ok {
+		var ok bool
+		if batch, ok = b.q.Next(batch[:0], b.opt.MaxBatch, b.opt.Window); !ok {
 			return
 		}
-		batch = append(batch[:0], first)
-		timer.Reset(b.opt.Window)
-	fill:
-		for len(batch) < b.opt.MaxBatch {
-			select {
-			case op, ok := <-b.q.C():
-				if !ok {
-					break fill
-				}
-				batch = append(batch, op)
-			case <-timer.C:
-				break fill
-			}
-		}
-		timer.Stop()
 		b.write(batch)
 	}
 }

@@ -108,27 +108,14 @@ func (k *sessionChecker) submit(ctx context.Context, c auth.Caller, now time.Tim
 	}
 }
 
-// read is one reader: a batch at a time until the queue is closed and
-// empty.
+// read is one reader: a batch of what is waiting at a time (it never
+// waits for more), until the queue is closed and empty.
 func (k *sessionChecker) read() {
 	batch := make([]*sessionCheck, 0, k.opt.MaxBatch)
 	for {
-		first, ok := <-k.q.C()
-		if !ok {
+		var ok bool
+		if batch, ok = k.q.Next(batch[:0], k.opt.MaxBatch, 0); !ok {
 			return
-		}
-		batch = append(batch[:0], first)
-	more:
-		for len(batch) < k.opt.MaxBatch {
-			select {
-			case chk, ok := <-k.q.C():
-				if !ok {
-					break more
-				}
-				batch = append(batch, chk)
-			default:
-				break more
-			}
 		}
 		k.answer(batch)
 	}

@@ -2,13 +2,15 @@
 // batching store (the group commit of likes, the batched session check in
 // package sql), in the shape of river's startstop: callers send until it
 // is closed; Close makes the workers drain what was sent, and returns once
-// they have, so every request sent is answered. It holds no batching
-// policy: each worker takes from C as its batch calls for.
+// they have, so every request sent is answered. Next is how a worker
+// takes a batch: everything queued up to a maximum, waiting a window for
+// more or not at all, as the store's batching calls for.
 package batchqueue
 
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Queue carries requests of type T to the workers Start runs.
@@ -20,7 +22,7 @@ type Queue[T any] struct {
 }
 
 // Start makes the channel (size slots) and runs workers copies of work,
-// each reading C until it is closed and empty.
+// each taking batches with Next until it says the queue is closed.
 func (q *Queue[T]) Start(size, workers int, work func()) {
 	q.ch = make(chan T, size)
 	for range workers {
@@ -28,8 +30,44 @@ func (q *Queue[T]) Start(size, workers int, work func()) {
 	}
 }
 
-// C is what the workers read: closed, once drained, after Close.
-func (q *Queue[T]) C() <-chan T { return q.ch }
+// Next waits for a request, then appends it and whatever follows to
+// batch, up to max requests: those already queued when window is 0, or
+// those that arrive within window of the first. ok is false once the
+// queue is closed and drained: the worker returns.
+func (q *Queue[T]) Next(batch []T, max int, window time.Duration) (_ []T, ok bool) {
+	first, ok := <-q.ch
+	if !ok {
+		return batch, false
+	}
+	batch = append(batch, first)
+	var timeout <-chan time.Time // nil: take only what is waiting
+	if window > 0 {
+		timer := time.NewTimer(window)
+		defer timer.Stop()
+		timeout = timer.C
+	}
+	for len(batch) < max {
+		var v T
+		if timeout == nil {
+			select {
+			case v, ok = <-q.ch:
+			default:
+				return batch, true
+			}
+		} else {
+			select {
+			case v, ok = <-q.ch:
+			case <-timeout:
+				return batch, true
+			}
+		}
+		if !ok {
+			return batch, true
+		}
+		batch = append(batch, v)
+	}
+	return batch, true
+}
 
 // Send queues v; sent is false when the queue is closed (nothing queued).
 func (q *Queue[T]) Send(ctx context.Context, v T) (sent bool, err error) {
