@@ -1,11 +1,24 @@
-// Package guidepost holds the vocabulary shared by every feature package:
-// the error codes that the API maps to HTTP statuses in one table, and the
-// clock that services take so tests can move time.
+// Package guidepost holds the vocabulary shared by every feature package,
+// one concept a file:
+//
+//   - errors.go: the error codes, field codes and Error that the API maps
+//     to HTTP statuses in one table, and Limit, the allowance a refusal names;
+//   - rate.go: Rate and RateResult, the allowances shared by every API
+//     process, and the address scopes (an IPv6 /64, /56, /48) they count;
+//   - inflight.go: InFlight, this process's per-key cap on requests in flight;
+//   - text.go: TextProblem, the one rule for text a person typed;
+//   - page.go: a "mine" list's page size and cursor;
+//   - clock.go: the Clock that services take, so tests can move time;
+//   - context.go, log.go: the request id a context carries, and the log
+//     handler that writes it on every line;
+//   - readmark.go: the read mark that lets a client read its own writes;
+//   - defaults.go: Default, which fills a setting left unset.
 package guidepost
 
 import (
 	"errors"
 	"fmt"
+	"time"
 )
 
 // Error codes. Feature packages speak only these; api/ owns their mapping to
@@ -100,6 +113,18 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// Limit is what ERATELIMITED and EQUOTA errors carry, so the API can tell
+// a client which allowance it ran into and when to come back.
+type Limit struct {
+	Name       string        // the Rate's or quota's name
+	Quota      int64         // events per Window, or the quota's size
+	Window     time.Duration // 0 for a quota or a concurrency cap
+	Remaining  int64
+	Used       int64         // quotas: how much is used now
+	RetryAfter time.Duration // rate limits: when to try again
+	ResetAfter time.Duration // rate limits: when the whole allowance is back
+}
 
 // Errorf builds an application error with a user-facing message.
 func Errorf(code, format string, args ...any) *Error {

@@ -35,8 +35,9 @@ func PageAfter(field, cursor string) (string, error) {
 	return uuid.UUID(b).String(), nil
 }
 
-// CheckLimit reads a page size: def when absent, else 1 to max.
-func CheckLimit(f *Fields, field string, v *int, def, max int) int {
+// PageSize reads a page size from v: def when absent, else 1 to max, or
+// a field error on f naming field.
+func PageSize(f *Fields, field string, v *int, def, max int) int {
 	switch {
 	case v == nil:
 		return def
@@ -51,7 +52,7 @@ func CheckLimit(f *Fields, field string, v *int, def, max int) int {
 // EINVALID naming each bad one.
 func CheckPage(limit *int, cursor string, def, max int) (n int, before string, err error) {
 	var f Fields
-	n = CheckLimit(&f, "limit", limit, def, max)
+	n = PageSize(&f, "limit", limit, def, max)
 	before, err = PageAfter("cursor", cursor)
 	if err != nil {
 		f = append(f, ErrorFields(err)...)

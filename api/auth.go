@@ -10,7 +10,7 @@ import (
 	"github.com/guidepost/guidepost/auth"
 )
 
-// AccountService deletes accounts; *account.Service implements it.
+// AccountService deletes accounts; *deletion.Service implements it.
 type AccountService interface {
 	Delete(ctx context.Context, userID string) error
 }

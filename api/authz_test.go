@@ -247,7 +247,7 @@ func TestAuthorisationMatrix(t *testing.T) {
 }
 
 // acceptDeletes stands in for the account service, whose background purge
-// is tested in account/ and e2e/: here only who may ask matters.
+// is tested in auth/deletion/ and e2e/: here only who may ask matters.
 type acceptDeletes struct{}
 
 func (acceptDeletes) Delete(context.Context, string) error { return nil }

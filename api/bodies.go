@@ -36,7 +36,7 @@ func (l *BodyLimits) defaults() {
 // admission, counting them per client address.
 type bodyGate struct {
 	lim       BodyLimits
-	inflight  tally // by address, and an IPv6 client's wider prefixes
+	inflight  guidepost.InFlight // by address, and an IPv6 client's wider prefixes
 	receiving atomic.Int64
 
 	refused, slow prometheus.Counter
@@ -67,18 +67,18 @@ func (g *bodyGate) receive(c *gin.Context) {
 		return
 	}
 	keys := addrCaps(c, "a:", g.lim.PerAddr)
-	if i := g.inflight.enter(keys...); i >= 0 {
+	if i := g.inflight.Enter(keys...); i >= 0 {
 		g.refused.Inc()
 		c.Header("Connection", "close") // the body stays unread
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d request bodies may arrive at once from one %s; retry when one has arrived", keys[i].cap, keys[i].scope()),
-			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(keys[i].cap), RetryAfter: time.Second}})
+			Message: fmt.Sprintf("at most %d request bodies may arrive at once from one %s; retry when one has arrived", keys[i].Max, keys[i].Scope()),
+			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(keys[i].Max), RetryAfter: time.Second}})
 		return
 	}
 	g.receiving.Add(1)
 	body, err := g.read(c)
 	g.receiving.Add(-1)
-	g.inflight.leave(keys...)
+	g.inflight.Leave(keys...)
 	if err != nil {
 		fail(c, err)
 		return

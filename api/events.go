@@ -17,14 +17,14 @@ import (
 	"github.com/guidepost/guidepost/events"
 )
 
-// EventLog is the per-user log a stream resumes from; *events.Redis
+// EventLog is the per-user log a stream resumes from; *redisevents.Redis
 // implements it.
 type EventLog interface {
 	Since(ctx context.Context, userID, after string) (evs []events.Event, complete bool, err error)
 }
 
 // EventTickets trade an access token for a single-use ticket and back, for
-// clients that cannot send a header on a stream; *events.Redis implements
+// clients that cannot send a header on a stream; *redisevents.Redis implements
 // it.
 type EventTickets interface {
 	IssueTicket(ctx context.Context, accessToken string) (ticket string, expires time.Time, err error)

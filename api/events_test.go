@@ -24,9 +24,11 @@ import (
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/events"
+	"github.com/guidepost/guidepost/events/redisevents"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -42,7 +44,7 @@ type eventsEnv struct {
 	clock  *clock
 	rdb    *redis.Client
 	worker *asynq.ServeMux
-	log    *events.Redis // the worker's
+	log    *redisevents.Redis // the worker's
 }
 
 // tune, when set, changes the first API process only.
@@ -55,14 +57,14 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, e.clock)
 	newMedia := func(rdb *redis.Client, n media.Notifier) *media.Service {
 		return media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: blobs,
-			Queue: worker.NewQueue(rdb), Clock: guidepost.SystemClock{}, Notifier: n}, media.Config{})
+			Queue: queue.NewClient(rdb), Clock: guidepost.SystemClock{}, Notifier: n}, media.Config{})
 	}
 	var wg sync.WaitGroup
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(func() { cancel(); wg.Wait() }) // after the servers' own cleanups
 	for i := range e.apis {
 		rdb := testkit.RedisClient(t, url)
-		log := events.NewRedis(rdb, events.Options{Registerer: prometheus.NewRegistry()})
+		log := redisevents.New(rdb, redisevents.Options{Registerer: prometheus.NewRegistry()})
 		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
 			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
 			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log, Tickets: log}}
@@ -75,7 +77,7 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 		t.Cleanup(e.apis[i].Close)
 	}
 	e.rdb = testkit.RedisClient(t, url)
-	e.log = events.NewRedis(e.rdb, events.Options{})
+	e.log = redisevents.New(e.rdb, redisevents.Options{})
 	e.worker = worker.NewMux(newMedia(e.rdb, e.log), worker.NewMetrics(prometheus.NewRegistry()))
 	return e
 }
@@ -105,7 +107,7 @@ func (e *eventsEnv) upload(i int, token, name string) string {
 // the row, then publishes.
 func (e *eventsEnv) derive(mediaID string) {
 	e.t.Helper()
-	err := e.worker.ProcessTask(context.Background(), asynq.NewTask(worker.TypeDerive, []byte(`{"media_id":"`+mediaID+`"}`)))
+	err := e.worker.ProcessTask(context.Background(), asynq.NewTask(queue.TypeDerive, []byte(`{"media_id":"`+mediaID+`"}`)))
 	if err != nil && !media.IsPermanent(err) {
 		e.t.Fatalf("derive %s: %v", mediaID, err)
 	}

@@ -107,13 +107,8 @@ func byAddress(c *gin.Context) []guidepost.Scope { return guidepost.AddrScopes(c
 
 // addrCaps are the in-flight caps of the client's address: n for it, and
 // an IPv6 client's /56 and /48 at their multiples of n.
-func addrCaps(c *gin.Context, prefix string, n int) []capped {
-	scopes := byAddress(c)
-	caps := make([]capped, len(scopes))
-	for i, sc := range scopes {
-		caps[i] = capped{prefix + sc.Key, n * sc.Mult}
-	}
-	return caps
+func addrCaps(c *gin.Context, prefix string, n int) []guidepost.Cap {
+	return guidepost.AddrCaps(prefix, clientAddr(c), n)
 }
 
 func clientAddr(c *gin.Context) string {

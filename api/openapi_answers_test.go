@@ -30,8 +30,8 @@ import (
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/moderation"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
-	"github.com/guidepost/guidepost/worker"
 )
 
 // contract is a real server (PostgreSQL, Redis, S3, the tile cache) whose
@@ -90,7 +90,7 @@ func realMedia(t *testing.T) (*gsql.DB, *media.Service) {
 	t.Cleanup(func() { rdb.Close() })
 	blobs := objstore.New(testkit.S3Config(t))
 	return db, media.New(media.Deps{Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db),
-		Blobs: blobs, Queue: worker.NewQueue(rdb), Clock: guidepost.SystemClock{},
+		Blobs: blobs, Queue: queue.NewClient(rdb), Clock: guidepost.SystemClock{},
 		Uploads: gsql.NewUploads(db), Multipart: blobs}, media.Config{})
 }
 

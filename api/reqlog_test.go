@@ -23,8 +23,8 @@ import (
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
-	"github.com/guidepost/guidepost/worker"
 )
 
 // A service logs through the logger it was given, with the request's
@@ -41,7 +41,7 @@ func TestServiceLogLinesCarryTheRequestID(t *testing.T) {
 	clock := guidepost.SystemClock{}
 	mediaSvc := media.New(media.Deps{
 		Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: objstore.New(testkit.S3Config(t)),
-		Queue: worker.NewQueue(rdb), Clock: clock, Log: log.With("service", "media"),
+		Queue: queue.NewClient(rdb), Clock: clock, Log: log.With("service", "media"),
 	}, media.Config{})
 	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), clock)
 	s := api.New(api.Deps{Log: log.With("service", "api"), Registry: prometheus.NewRegistry(), Auth: authSvc, Media: mediaSvc})

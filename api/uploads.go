@@ -47,7 +47,7 @@ type uploadGate struct {
 	lim   UploadLimits
 	slots chan struct{}
 
-	inflight tally // by account, and by address
+	inflight guidepost.InFlight // by account, and by address
 
 	refused *prometheus.CounterVec
 	slow    prometheus.Counter
@@ -70,20 +70,20 @@ func newUploadGate(lim UploadLimits, reg prometheus.Registerer) *uploadGate {
 }
 
 func (g *uploadGate) admit(c *gin.Context) {
-	keys := append([]capped{{"u:" + auth.UserID(c.Request.Context()), g.lim.PerUser}}, addrCaps(c, "a:", g.lim.PerAddr)...)
-	if i := g.inflight.enter(keys...); i >= 0 {
+	keys := append([]guidepost.Cap{{Key: "u:" + auth.UserID(c.Request.Context()), Max: g.lim.PerUser}}, addrCaps(c, "a:", g.lim.PerAddr)...)
+	if i := g.inflight.Enter(keys...); i >= 0 {
 		who, scope := "account", "account"
 		if i > 0 {
-			who, scope = "address", keys[i].scope()
+			who, scope = "address", keys[i].Scope()
 		}
 		g.refused.WithLabelValues("per_" + who).Inc()
 		c.Header("Connection", "close") // the body stays unread
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
-			Message: fmt.Sprintf("at most %d uploads at once per %s; retry when one has finished", keys[i].cap, scope),
-			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(keys[i].cap), RetryAfter: time.Second}})
+			Message: fmt.Sprintf("at most %d uploads at once per %s; retry when one has finished", keys[i].Max, scope),
+			Limit:   &guidepost.Limit{Name: "concurrent_uploads_per_" + who, Quota: int64(keys[i].Max), RetryAfter: time.Second}})
 		return
 	}
-	defer g.inflight.leave(keys...)
+	defer g.inflight.Leave(keys...)
 	select {
 	case g.slots <- struct{}{}:
 	default:

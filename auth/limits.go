@@ -49,7 +49,6 @@ type LoginLimits struct {
 // WithLoginLimits sets the log-in limits; main calls it before serving.
 func (s *Service) WithLoginLimits(l LoginLimits) *Service {
 	s.limits = l
-	s.inflight = map[string]int{}
 	return s
 }
 
@@ -60,10 +59,11 @@ func (s *Service) WithLoginLimits(l LoginLimits) *Service {
 // before anything is hashed, so a flood costs the server almost nothing
 // and cannot fill the hashing slots.
 func (s *Service) guarded(ctx context.Context, addr, email string, attempt func() error) error {
-	if err := s.enter(addr); err != nil {
+	caps, err := s.enter(addr)
+	if err != nil {
 		return err
 	}
-	defer s.leave(addr)
+	defer s.inflight.Leave(caps...)
 	held, err := s.limits.hold(ctx, addr, email)
 	if err != nil {
 		return err
@@ -91,39 +91,19 @@ func guessFailed(err error) bool {
 }
 
 // enter counts one more log-in in flight from addr (and an IPv6 client's
-// wider prefixes, at their multiples of the cap: guidepost.AddrScopes), or
-// refuses when one of them is at its cap.
-func (s *Service) enter(addr string) error {
+// wider prefixes, at their multiples of the cap: guidepost.AddrCaps), or
+// refuses when one of them is at its cap. It returns what to give back.
+func (s *Service) enter(addr string) ([]guidepost.Cap, error) {
 	if s.limits.InFlightPerAddr <= 0 || addr == "" {
-		return nil
+		return nil, nil
 	}
-	scopes := guidepost.AddrScopes(addr)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sc := range scopes {
-		if s.inflight[sc.Key] >= s.limits.InFlightPerAddr*sc.Mult {
-			return &guidepost.Error{Code: guidepost.ERATELIMITED,
-				Message: fmt.Sprintf("at most %d sign-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
-				Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
-		}
+	caps := guidepost.AddrCaps("", addr, s.limits.InFlightPerAddr)
+	if s.inflight.Enter(caps...) >= 0 {
+		return nil, &guidepost.Error{Code: guidepost.ERATELIMITED,
+			Message: fmt.Sprintf("at most %d sign-ins at once from one address; retry in a second", s.limits.InFlightPerAddr),
+			Limit:   &guidepost.Limit{Name: "concurrent_logins_per_address", Quota: int64(s.limits.InFlightPerAddr), RetryAfter: time.Second}}
 	}
-	for _, sc := range scopes {
-		s.inflight[sc.Key]++
-	}
-	return nil
-}
-
-func (s *Service) leave(addr string) {
-	if s.limits.InFlightPerAddr <= 0 || addr == "" {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, sc := range guidepost.AddrScopes(addr) {
-		if s.inflight[sc.Key]--; s.inflight[sc.Key] <= 0 {
-			delete(s.inflight, sc.Key)
-		}
-	}
+	return caps, nil
 }
 
 // loginHold is what one attempt holds, given back if it succeeds.

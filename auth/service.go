@@ -7,7 +7,6 @@ import (
 	"net/mail"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -30,8 +29,7 @@ type Service struct {
 	hashing chan struct{}
 	limits  LoginLimits
 
-	mu       sync.Mutex
-	inflight map[string]int // log-ins being checked, by client address
+	inflight guidepost.InFlight // log-ins being checked, by client address
 }
 
 // DefaultRefreshTTL is how long a session lasts unused: a phone that opens

@@ -11,6 +11,8 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/blocks"
+	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Blocks keeps in memory the block Set of every user who asked lately, so
@@ -44,7 +46,11 @@ type BlocksOptions struct {
 	Log        *slog.Logger
 }
 
-var _ blocks.Store = (*Blocks)(nil)
+var (
+	_ blocks.Store  = (*Blocks)(nil)
+	_ guides.Blocks = (*Blocks)(nil)
+	_ media.Blocks  = (*Blocks)(nil)
+)
 
 // NewBlocks wraps store; Run follows feed. Until the feed connects every
 // Set is read from store.

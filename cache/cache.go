@@ -116,6 +116,7 @@ type Guides struct {
 var (
 	_ guides.Store       = (*Guides)(nil)
 	_ guides.TileWatcher = (*Guides)(nil)
+	_ guides.Stamps      = (*Guides)(nil)
 )
 
 // New wraps store. Call Start (or Run) to follow versions; until the cache

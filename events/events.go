@@ -2,10 +2,11 @@
 // data while they were connected: a photo turning ready or failed. A
 // process that changes something appends an event to the user's short log
 // in Redis and publishes it on one channel; every API process follows the
-// channel with one subscription (Feed) and hands each event to the streams
-// its users hold open (Hub). A stream that reconnects, or that may have
-// missed events (a slow client, a broken subscription), reads the log from
-// the last event it sent.
+// channel with one subscription and hands each event to the streams its
+// users hold open (Hub). A stream that reconnects, or that may have missed
+// events (a slow client, a broken subscription), reads the log from the
+// last event it sent. This package holds the events and the Hub; the log,
+// the channel and the feed are in events/redisevents.
 package events
 
 import (

@@ -11,6 +11,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/moderation"
 )
 
 // Service implements the guide use cases. It never knows whether a list
@@ -154,6 +155,8 @@ func (s *Service) patchProblems(ctx context.Context, id, userID string, p Patch,
 
 // errNothingToDo aborts an update transaction that would change nothing.
 var errNothingToDo = guidepost.Errorf(guidepost.ECONFLICT, "nothing to update")
+
+var _ moderation.Deleter = (*Service)(nil)
 
 // Delete removes a guide for its author.
 func (s *Service) Delete(ctx context.Context, id, userID string) error {

@@ -125,6 +125,9 @@ func TestCreateRefusesEveryBadField(t *testing.T) {
 		"bidi in title":       {func(in *guides.Input) { in.Title = "txt.\u202eexe" }, "title"},
 		"isolate in title":    {func(in *guides.Input) { in.Title = "\u2067abc" }, "title"},
 		"bidi in tag":         {func(in *guides.Input) { in.Tags = []string{"\u200ffood"} }, "tags[0]"},
+		"override in body":    {func(in *guides.Input) { in.Body = "open 9\u202e5 daily" }, "body"},
+		"isolate in body":     {func(in *guides.Input) { in.Body = "line one\n\u2066two" }, "body"},
+		"NUL in body":         {func(in *guides.Input) { in.Body = "a\x00b" }, "body"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -144,24 +144,10 @@ func checkBody(f *guidepost.Fields, body string) string {
 	switch {
 	case utf8.RuneCountInString(body) > MaxBody:
 		f.Add("body", guidepost.FTOOLONG, fmt.Sprintf("must be at most %d characters", MaxBody))
-	case hasControl(body, true):
-		f.Add("body", guidepost.FINVALIDCHARS, "must not contain control characters other than newlines and tabs")
+	case guidepost.TextProblem(body, true) != "":
+		f.Add("body", guidepost.FINVALIDCHARS, guidepost.TextProblem(body, true))
 	}
 	return body
-}
-
-// hasControl allows bidirectional controls, unlike titles and tags: a
-// body mixing scripts may need them to display right.
-func hasControl(s string, allowLines bool) bool {
-	for _, r := range s {
-		if allowLines && (r == '\n' || r == '\r' || r == '\t') {
-			continue
-		}
-		if unicode.IsControl(r) {
-			return true
-		}
-	}
-	return false
 }
 
 func checkLat(f *guidepost.Fields, field string, v *float64) {
@@ -408,7 +394,7 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 			f.Add("radius_m", guidepost.FOUTOFRANGE, fmt.Sprintf("must be between %d and %d metres", MinRadiusM, MaxRadiusM))
 		}
 	}
-	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
+	limit := guidepost.PageSize(&f, "limit", p.Limit, DefaultNearbyLimit, MaxNearbyLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {
@@ -434,7 +420,7 @@ func (p BBoxParams) query(signer cursorSigner, now time.Time) (BBoxQuery, []byte
 	if p.BBox == nil {
 		f.Add("bbox", guidepost.FREQUIRED, "is required: minLng,minLat,maxLng,maxLat")
 	}
-	limit := guidepost.CheckLimit(&f, "limit", p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
+	limit := guidepost.PageSize(&f, "limit", p.Limit, DefaultBBoxLimit, MaxBBoxLimit)
 	tag := checkTagFilter(&f, p.Tag)
 	text := checkText(&f, p.Text)
 	if err := f.Err(); err != nil {

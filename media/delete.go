@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth/deletion"
 )
 
 // Delete deletes a photo for its owner. The row is hidden and the photo
@@ -29,6 +30,8 @@ func (s *Service) Delete(ctx context.Context, id, userID string) error {
 	}
 	return nil
 }
+
+var _ deletion.Photos = (*Service)(nil)
 
 // DeleteOwned deletes and purges every photo of ownerID, for an account
 // being deleted. It is idempotent: a second run purges what the first left.

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/account"
+	"github.com/guidepost/guidepost/auth/deletion"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/ratelimit"
@@ -383,7 +383,7 @@ func TestDeletingAnAccountAbortsItsUploads(t *testing.T) {
 	}
 	kept := d.start(declare(bob, distinct(t, 2), "image/jpeg"))
 
-	accounts := account.New(account.Deps{Store: gsql.NewAccounts(d.db), Photos: d.svc, Queue: noPurgeQueue{}, Clock: d.clock})
+	accounts := deletion.New(deletion.Deps{Store: gsql.NewAccounts(d.db), Photos: d.svc, Queue: noPurgeQueue{}, Clock: d.clock})
 	if err := accounts.Delete(ctx, alice); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/moderation"
 )
 
 // withheldPrefix holds the derivatives of photos moderation hides while
@@ -28,6 +29,8 @@ func withheldKeys(id string) []string {
 
 // derivativeKeys are the objects a public base serves for a photo.
 func derivativeKeys(id string) []string { return []string{WebKey(id), ThumbKey(id), MarkerKey(id)} }
+
+var _ moderation.Photos = (*Service)(nil)
 
 // Withhold moves a hidden photo's public derivatives out of reach of the
 // public base. It is idempotent: a move interrupted half way is finished

@@ -134,7 +134,7 @@ func (s *Service) after(ctx context.Context, done Applied) {
 // Queue pages through the open queue, oldest report first.
 func (s *Service) Queue(ctx context.Context, limit *int, cursor string) ([]QueueItem, string, error) {
 	var f guidepost.Fields
-	n := guidepost.CheckLimit(&f, "limit", limit, DefaultPageLimit, MaxPageLimit)
+	n := guidepost.PageSize(&f, "limit", limit, DefaultPageLimit, MaxPageLimit)
 	after, ok := parseQueueCursor(cursor)
 	if !ok {
 		f.Add("cursor", guidepost.FINVALIDFORMAT, "is not a cursor this server issued")

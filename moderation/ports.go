@@ -75,7 +75,7 @@ type Photos interface {
 }
 
 // Notifier tells a target's author, on every API process, that an action
-// touched their content (events.Redis).
+// touched their content (redisevents.Redis).
 type Notifier interface {
 	Moderated(ctx context.Context, userID, entryID string) error
 }

@@ -235,7 +235,7 @@ func (s *Service) ReportsBy(ctx context.Context, reporterID string, limit *int, 
 // page reads a page size and a "mine" cursor.
 func page(limit *int, cursor string) (int, string, error) {
 	var f guidepost.Fields
-	n := guidepost.CheckLimit(&f, "limit", limit, DefaultPageLimit, MaxPageLimit)
+	n := guidepost.PageSize(&f, "limit", limit, DefaultPageLimit, MaxPageLimit)
 	if err := f.Err(); err != nil {
 		return 0, "", err
 	}

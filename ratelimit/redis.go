@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
 )
 
 // Options tune the limiter; zero values take defaults.
@@ -49,6 +50,8 @@ type Redis struct {
 	failOpen prometheus.Counter
 	limited  *prometheus.CounterVec
 }
+
+var _ auth.Limiter = (*Redis)(nil)
 
 // New builds a limiter on client.
 func New(client redis.UniversalClient, opt Options) *Redis {

@@ -7,13 +7,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/guidepost/guidepost/account"
+	"github.com/guidepost/guidepost/auth/deletion"
 )
 
 // Accounts removes what a deleted account owns.
 type Accounts struct{ db *DB }
 
-var _ account.Store = (*Accounts)(nil)
+var _ deletion.Store = (*Accounts)(nil)
 
 // NewAccounts returns the PostgreSQL account store.
 func NewAccounts(db *DB) *Accounts { return &Accounts{db: db} }

@@ -1,6 +1,10 @@
 // Package sql implements the feature packages' stores on PostgreSQL+PostGIS
 // through pgx. Public store methods own their transaction; private helpers
-// take the pgx.Tx they run in.
+// take the pgx.Tx they run in. Files are named for the table or concern
+// they store: likes_groupcommit.go is how the likes store writes many
+// likes in one commit, sessions_batchcheck.go how the sessions store
+// checks many sessions in one query, and replicas*.go how reads are
+// routed to streaming replicas.
 package sql
 
 import (

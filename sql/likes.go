@@ -19,7 +19,7 @@ const LikeShards = 16
 
 // Like records the (guide, user) row and, only when it was inserted,
 // counts it in a shard. While like batching runs, the request joins the
-// next group commit (likebatch.go); otherwise it is one statement.
+// next group commit (likes_groupcommit.go); otherwise it is one statement.
 func (s *Guides) Like(ctx context.Context, guideID, userID string, at time.Time) (guides.LikeState, error) {
 	return s.likeOrUnlike(ctx, &likeOp{like: true, guide: guideID, user: userID, at: at})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/media/photo"
+	"github.com/guidepost/guidepost/worker"
 )
 
 // Media stores photo rows.
@@ -17,7 +18,10 @@ type Media struct {
 	replicas bool // photo reads may go to replicas (the API's store)
 }
 
-var _ media.Store = (*Media)(nil)
+var (
+	_ media.Store   = (*Media)(nil)
+	_ worker.Locker = (*Media)(nil)
+)
 
 // NewMedia returns the PostgreSQL media store; every read is on the primary.
 func NewMedia(db *DB) *Media { return &Media{db: db} }

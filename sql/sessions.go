@@ -85,7 +85,7 @@ func (s *Users) RevokeSession(ctx context.Context, sessionID string, now time.Ti
 
 // SessionLive is the check every authenticated request pays: two
 // primary-key probes in one statement, shared with the checks that arrive
-// with it while session checks are started (sessioncheck.go).
+// with it while session checks are started (sessions_batchcheck.go).
 func (s *Users) SessionLive(ctx context.Context, c auth.Caller, now time.Time) (bool, error) {
 	if !validUUID(c.UserID) || !validUUID(c.SessionID) {
 		return false, nil

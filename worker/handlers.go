@@ -10,6 +10,7 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/queue"
 )
 
 // Deriver is what the derive handler consumes; *media.Service implements it.
@@ -20,7 +21,7 @@ type Deriver interface {
 // NewMux routes task types to handlers, as an HTTP mux routes paths.
 func NewMux(d Deriver, m *Metrics) *asynq.ServeMux {
 	mux := asynq.NewServeMux()
-	mux.HandleFunc(TypeDerive, deriveHandler(d, m))
+	mux.HandleFunc(queue.TypeDerive, deriveHandler(d, m))
 	return mux
 }
 
@@ -31,7 +32,7 @@ func NewMux(d Deriver, m *Metrics) *asynq.ServeMux {
 func deriveHandler(d Deriver, m *Metrics) asynq.HandlerFunc {
 	return func(ctx context.Context, t *asynq.Task) error {
 		start := time.Now()
-		var p derivePayload
+		var p queue.DerivePayload
 		ctx, err := decodePayload(ctx, t, &p, m, start)
 		if err != nil {
 			return err
@@ -51,13 +52,11 @@ func deriveHandler(d Deriver, m *Metrics) asynq.HandlerFunc {
 	}
 }
 
-// payload is a task's JSON body: what it is about, and the request that
-// queued it.
+// payload is a task's JSON body (package queue's): what it is about, and
+// the request that queued it.
 type payload interface {
-	about() (id, requestID string)
+	About() (id, requestID string)
 }
-
-func (p *derivePayload) about() (string, string) { return p.MediaID, p.RequestID }
 
 // decodePayload reads a task's payload into p. One that does not parse or
 // names nothing can never succeed: it is archived at once. The context
@@ -65,7 +64,7 @@ func (p *derivePayload) about() (string, string) { return p.MediaID, p.RequestID
 // that queued the task.
 func decodePayload(ctx context.Context, t *asynq.Task, p payload, m *Metrics, start time.Time) (context.Context, error) {
 	err := json.Unmarshal(t.Payload(), p)
-	id, requestID := p.about()
+	id, requestID := p.About()
 	if err != nil || id == "" {
 		m.taskDone(t.Type(), "bad_payload", start)
 		return ctx, fmt.Errorf("%s: bad payload %q: %w", t.Type(), t.Payload(), asynq.SkipRetry)

@@ -13,6 +13,7 @@ import (
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -24,7 +25,7 @@ func TestWorkerLinesNameTheUploadRequest(t *testing.T) {
 	logs := &testkit.SyncBuffer{}
 	log := slog.New(guidepost.LogHandler(slog.NewJSONHandler(logs, nil)))
 	svc := media.New(media.Deps{Store: gsql.NewMedia(s.db), Keys: gsql.NewIdempotencyKeys(s.db), Blobs: s.blobs,
-		Queue: worker.NewQueue(s.rdb), Clock: guidepost.SystemClock{}, Log: log}, media.Config{})
+		Queue: queue.NewClient(s.rdb), Clock: guidepost.SystemClock{}, Log: log}, media.Config{})
 	s.run(t, svc, worker.NewMetrics(s.reg), nil)
 
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "photos", "corrupt.jpg"))

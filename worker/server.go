@@ -1,3 +1,9 @@
+// Package worker runs guidepost's background work on asynq: the derive
+// and purge handlers (shaped like HTTP handlers: decode the payload, call
+// the service with ctx, map errors to retry or not), the render child, the
+// sweeper, and their metrics. The tasks come from package queue, whose
+// names and payloads both sides share. Any number of worker processes on
+// any number of machines share one Redis queue and one PostgreSQL.
 package worker
 
 import (
@@ -11,6 +17,8 @@ import (
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost/queue"
 )
 
 // Config tunes one worker process.
@@ -37,7 +45,7 @@ type Worker struct {
 func New(rdb redis.UniversalClient, handler asynq.Handler, sweeper *Sweeper, cfg Config) *Worker {
 	srv := asynq.NewServerFromRedisClient(rdb, asynq.Config{
 		Concurrency:     2 * max(cfg.Concurrency, 1),
-		Queues:          map[string]int{QueueMedia: 1},
+		Queues:          map[string]int{queue.Media: 1},
 		RetryDelayFunc:  retryDelay,
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		// Poll a little faster than asynq's 1 s and 5 s defaults: a photo's
@@ -69,7 +77,7 @@ func (w *Worker) Run(ctx context.Context) error {
 	if err := w.srv.Start(w.handler); err != nil {
 		return fmt.Errorf("worker: %w", err)
 	}
-	w.log.Info("worker started", "queue", QueueMedia)
+	w.log.Info("worker started", "queue", queue.Media)
 	var wg sync.WaitGroup
 	if w.sweeper != nil {
 		wg.Go(func() { w.sweeper.Run(ctx) })

@@ -25,7 +25,7 @@ type Sweepable interface {
 }
 
 // AccountSweepable removes deleted accounts whose purge was lost;
-// *account.Service implements it.
+// *deletion.Service implements it.
 type AccountSweepable interface {
 	Sweep(ctx context.Context) (removed int, err error)
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -112,7 +113,7 @@ func waitStatus(t *testing.T, svc *media.Service, id string, want media.Status) 
 // waitTaskState polls until the queue reports want: the handler commits the
 // row before asynq archives or completes the task, so the row's status is
 // visible a moment before the task's state catches up.
-func waitTaskState(t *testing.T, q *worker.Queue, id string, want media.TaskState) {
+func waitTaskState(t *testing.T, q *queue.Client, id string, want media.TaskState) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
@@ -131,7 +132,7 @@ func waitTaskState(t *testing.T, q *worker.Queue, id string, want media.TaskStat
 // sweeper can tell a live task from a missing or dead one.
 func TestQueueDedupesByMediaID(t *testing.T) {
 	s := newStack(t)
-	q := worker.NewQueue(s.rdb)
+	q := queue.NewClient(s.rdb)
 	ctx := context.Background()
 	id := uuid.NewString()
 	if st, err := q.TaskState(ctx, id); err != nil || st != media.TaskMissing {
@@ -143,13 +144,13 @@ func TestQueueDedupesByMediaID(t *testing.T) {
 		}
 	}
 	insp := asynq.NewInspectorFromRedisClient(s.rdb)
-	if info, _ := insp.GetQueueInfo(worker.QueueMedia); info.Pending != 1 {
+	if info, _ := insp.GetQueueInfo(queue.Media); info.Pending != 1 {
 		t.Fatalf("pending %d, want 1", info.Pending)
 	}
 	if st, _ := q.TaskState(ctx, id); st != media.TaskLive {
 		t.Fatalf("queued: %v", st)
 	}
-	if err := insp.ArchiveTask(worker.QueueMedia, id); err != nil {
+	if err := insp.ArchiveTask(queue.Media, id); err != nil {
 		t.Fatal(err)
 	}
 	if st, _ := q.TaskState(ctx, id); st != media.TaskDead {
@@ -163,8 +164,8 @@ func TestQueueDedupesByMediaID(t *testing.T) {
 func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 	s := newStack(t)
 	m := worker.NewMetrics(s.reg)
-	worker.RegisterQueueMetrics(s.reg, s.rdb, nil)
-	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{})
+	queue.RegisterMetrics(s.reg, s.rdb, nil)
+	svc := s.service(queue.NewClient(s.rdb), m, media.Config{})
 	s.run(t, svc, m, nil)
 
 	good := upload(t, svc, s.owner, "photo.heic")
@@ -179,7 +180,7 @@ func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 			t.Fatalf("%s: %d bytes, %v", key, size, err)
 		}
 	}
-	st, _ := worker.NewQueue(s.rdb).TaskState(context.Background(), bad.ID)
+	st, _ := queue.NewClient(s.rdb).TaskState(context.Background(), bad.ID)
 	if st != media.TaskDead {
 		t.Fatalf("a corrupt photo's task should be archived at once, is %v", st)
 	}
@@ -204,20 +205,20 @@ func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 // photo would never run. A live task is kept.
 func TestQueueReplacesAFinishedTask(t *testing.T) {
 	s := newStack(t)
-	q := worker.NewQueue(s.rdb)
+	q := queue.NewClient(s.rdb)
 	insp := asynq.NewInspectorFromRedisClient(s.rdb)
 	ctx := context.Background()
 	id := uuid.NewString()
 	if err := q.Enqueue(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := insp.ArchiveTask(worker.QueueMedia, id); err != nil {
+	if err := insp.ArchiveTask(queue.Media, id); err != nil {
 		t.Fatal(err)
 	}
 	if err := q.Enqueue(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	info, err := insp.GetQueueInfo(worker.QueueMedia)
+	info, err := insp.GetQueueInfo(queue.Media)
 	if err != nil || info.Pending != 1 || info.Archived != 0 {
 		t.Fatalf("after enqueueing an archived task: %+v, %v", info, err)
 	}
@@ -227,7 +228,7 @@ func TestQueueReplacesAFinishedTask(t *testing.T) {
 	if err := q.Enqueue(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if info, _ := insp.GetQueueInfo(worker.QueueMedia); info.Pending != 1 {
+	if info, _ := insp.GetQueueInfo(queue.Media); info.Pending != 1 {
 		t.Fatalf("a live task was replaced or doubled: %+v", info)
 	}
 }
@@ -240,7 +241,7 @@ func TestWorkerRetriesAFailedPhotoUploadedAgain(t *testing.T) {
 	ctx := context.Background()
 	s := newStack(t)
 	m := worker.NewMetrics(s.reg)
-	q := worker.NewQueue(s.rdb)
+	q := queue.NewClient(s.rdb)
 	svc := s.service(q, m, media.Config{})
 	lost := upload(t, svc, s.owner, "photo.jpg")
 	bad := upload(t, svc, s.owner, "corrupt.jpg")
@@ -286,7 +287,7 @@ func TestSweeperQueuesPhotosWithoutTasks(t *testing.T) {
 	lost := s.service(brokenQueue{}, m, media.Config{})
 	orphaned := upload(t, lost, s.owner, "photo.webp")
 
-	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{PendingAge: time.Millisecond})
+	svc := s.service(queue.NewClient(s.rdb), m, media.Config{PendingAge: time.Millisecond})
 	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
 	s.run(t, svc, m, sweeper)
 	waitStatus(t, svc, orphaned.ID, media.StatusReady)
@@ -301,9 +302,9 @@ func TestSweeperQueuesPhotosWithoutTasks(t *testing.T) {
 func TestSweeperRequeuesAnUntriedPhotoWithADeadTask(t *testing.T) {
 	s := newStack(t)
 	m := worker.NewMetrics(s.reg)
-	svc := s.service(worker.NewQueue(s.rdb), m, media.Config{PendingAge: time.Millisecond})
+	svc := s.service(queue.NewClient(s.rdb), m, media.Config{PendingAge: time.Millisecond})
 	untried := upload(t, svc, s.owner, "photo.png")
-	if err := asynq.NewInspectorFromRedisClient(s.rdb).ArchiveTask(worker.QueueMedia, untried.ID); err != nil {
+	if err := asynq.NewInspectorFromRedisClient(s.rdb).ArchiveTask(queue.Media, untried.ID); err != nil {
 		t.Fatal(err)
 	}
 	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
@@ -322,7 +323,7 @@ func TestSweepDeletesOrphanOriginals(t *testing.T) {
 	}
 	tomorrow := guidepost.ClockFunc(func() time.Time { return time.Now().Add(25 * time.Hour) })
 	svc := media.New(media.Deps{Store: gsql.NewMedia(s.db), Keys: gsql.NewIdempotencyKeys(s.db), Blobs: s.blobs,
-		Queue: worker.NewQueue(s.rdb), Clock: tomorrow}, media.Config{})
+		Queue: queue.NewClient(s.rdb), Clock: tomorrow}, media.Config{})
 	r, err := svc.Sweep(context.Background())
 	if err != nil || r.Orphans != 1 {
 		t.Fatalf("%+v, %v", r, err)
@@ -381,7 +382,7 @@ func family(t *testing.T, reg *prometheus.Registry, name string) *dto.MetricFami
 
 func TestBadPayloadIsNotRetried(t *testing.T) {
 	mux := worker.NewMux(nil, worker.NewMetrics(prometheus.NewRegistry()))
-	err := mux.ProcessTask(context.Background(), asynq.NewTask(worker.TypeDerive, []byte("{")))
+	err := mux.ProcessTask(context.Background(), asynq.NewTask(queue.TypeDerive, []byte("{")))
 	if !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "bad payload") {
 		t.Fatalf("got %v", err)
 	}

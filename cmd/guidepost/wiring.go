@@ -14,59 +14,42 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/auth/deletion"
 	"github.com/guidepost/guidepost/blocks"
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/events"
+	"github.com/guidepost/guidepost/events/redisevents"
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/moderation"
 	"github.com/guidepost/guidepost/objstore"
+	"github.com/guidepost/guidepost/queue"
 	"github.com/guidepost/guidepost/ratelimit"
 	"github.com/guidepost/guidepost/readmarks"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
 
-// The implementations the features consume, checked at compile time.
+// The implementations the API consumes, checked at compile time. Every
+// other assertion sits in its implementing package; these cannot: the
+// implementations live in packages that api imports (or that must not
+// depend on the HTTP layer), and guides.MediaURLs is media's, which guides
+// imports.
 var (
-	_ media.Blobs           = (*objstore.S3)(nil)
-	_ media.Store           = (*gsql.Media)(nil)
-	_ media.Keys            = (*gsql.IdempotencyKeys)(nil)
-	_ media.Queue           = (*worker.Queue)(nil)
-	_ worker.Locker         = (*gsql.Media)(nil)
 	_ api.MediaService      = (*media.Service)(nil)
-	_ guides.Store          = (*gsql.Guides)(nil)
-	_ guides.Store          = (*cache.Guides)(nil)
-	_ guides.TileSource     = (*gsql.Guides)(nil)
-	_ guides.Stamps         = (*cache.Guides)(nil)
-	_ api.GuideService      = (*guides.Service)(nil)
-	_ guides.MediaURLs      = (*media.Service)(nil)
-	_ account.Store         = (*gsql.Accounts)(nil)
-	_ account.Photos        = (*media.Service)(nil)
-	_ account.Queue         = (*worker.Queue)(nil)
-	_ api.AccountService    = (*account.Service)(nil)
-	_ api.Limiter           = (*ratelimit.Redis)(nil)
-	_ auth.Limiter          = (*ratelimit.Redis)(nil)
 	_ api.UploadService     = (*media.Service)(nil)
-	_ media.Multipart       = (*objstore.S3)(nil)
-	_ media.Uploads         = (*gsql.Uploads)(nil)
-	_ media.Notifier        = (*events.Redis)(nil)
-	_ api.EventLog          = (*events.Redis)(nil)
-	_ moderation.Store      = (*gsql.Moderation)(nil)
-	_ moderation.Photos     = (*media.Service)(nil)
-	_ moderation.Deleter    = (*guides.Service)(nil)
-	_ moderation.Notifier   = (*events.Redis)(nil)
+	_ api.GuideService      = (*guides.Service)(nil)
+	_ api.AccountService    = (*deletion.Service)(nil)
 	_ api.ModerationService = (*moderation.Service)(nil)
-	_ api.ReadMarks         = (*readmarks.Redis)(nil)
 	_ api.BlockService      = (*blocks.Service)(nil)
-	_ blocks.Store          = (*cache.Blocks)(nil)
-	_ guides.Blocks         = (*cache.Blocks)(nil)
-	_ media.Blocks          = (*cache.Blocks)(nil)
+	_ api.Limiter           = (*ratelimit.Redis)(nil)
+	_ api.EventLog          = (*redisevents.Redis)(nil)
+	_ api.ReadMarks         = (*readmarks.Redis)(nil)
+	_ guides.MediaURLs      = (*media.Service)(nil)
 )
 
 // app holds the process-wide dependencies every subcommand shares.
@@ -80,7 +63,7 @@ type app struct {
 	blobs    *objstore.S3
 
 	eventsOnce sync.Once
-	eventLog   *events.Redis
+	eventLog   *redisevents.Redis
 }
 
 // open connects to PostgreSQL, Redis and S3, failing with one line that
@@ -208,7 +191,7 @@ func (a *app) wireAPI(ctx context.Context, deps *api.Deps) (stop func()) {
 	deps.Media = mediaSvc
 	deps.Accounts = a.accountService(mediaSvc)
 	deps.Direct = mediaSvc
-	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
+	queue.RegisterMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	store, stopGuides := a.guideStore(ctx)
 	svc := guides.NewService(store, a.clock, guides.CursorKey(a.cfg.JWTSecret), mediaSvc).WithPlaces(mediaSvc).
 		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(a.db), Clock: a.clock, Log: a.logFor("guides")}).
@@ -256,9 +239,9 @@ func (a *app) moderationService(guidesSvc moderation.Deleter, photos moderation.
 
 // events is the process's one event log (the API and the worker of `dev`
 // share it, and its metrics).
-func (a *app) events() *events.Redis {
+func (a *app) events() *redisevents.Redis {
 	a.eventsOnce.Do(func() {
-		a.eventLog = events.NewRedis(a.redis, events.Options{
+		a.eventLog = redisevents.New(a.redis, redisevents.Options{
 			Window: a.cfg.Events.ResumeWindow, Registerer: a.registry, Log: a.logFor("events"),
 		})
 	})
@@ -288,7 +271,7 @@ func (a *app) mediaService(obs media.Observer, bl media.Blocks, onReplicas bool)
 	}
 	return media.New(media.Deps{
 		Store: store, Keys: gsql.NewIdempotencyKeys(a.db), Blobs: a.blobs,
-		Queue: worker.NewQueue(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
+		Queue: queue.NewClient(a.redis), Clock: a.clock, Observer: obs, Log: a.logFor("media"), Notifier: a.events(),
 		Renderer: a.childRenderer(),
 		Uploads:  gsql.NewUploads(a.db), Multipart: a.blobs, Blocks: bl,
 	}, media.Config{
@@ -314,9 +297,9 @@ func (a *app) childRenderer() media.Renderer {
 
 // accountService deletes accounts; the API marks them, the worker removes
 // what they owned through photos.
-func (a *app) accountService(photos account.Photos) *account.Service {
-	return account.New(account.Deps{
-		Store: gsql.NewAccounts(a.db), Photos: photos, Queue: worker.NewQueue(a.redis), Clock: a.clock, Log: a.logFor("account"),
+func (a *app) accountService(photos deletion.Photos) *deletion.Service {
+	return deletion.New(deletion.Deps{
+		Store: gsql.NewAccounts(a.db), Photos: photos, Queue: queue.NewClient(a.redis), Clock: a.clock, Log: a.logFor("account"),
 	})
 }
 

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/guidepost/guidepost/media/photo"
+	"github.com/guidepost/guidepost/queue"
 	gsql "github.com/guidepost/guidepost/sql"
 	"github.com/guidepost/guidepost/worker"
 )
@@ -19,7 +20,7 @@ import (
 // WORKER_METRICS_ADDR when set; it returns once both have stopped.
 func (a *app) runWorker(ctx context.Context) error {
 	metrics := worker.NewMetrics(a.registry)
-	worker.RegisterQueueMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
+	queue.RegisterMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
 	svc := a.mediaService(metrics, nil, false)
 	m := a.cfg.Media
 	accounts := a.accountService(svc)

@@ -28,6 +28,7 @@ const (
 	RedisDBRateLimit = 11
 	RedisDBEvents    = 12
 	RedisDBReadMarks = 13
+	RedisDBQueue     = 14
 )
 
 // RedisAddr is the shared server's address: 127.0.0.1:6379, or

@@ -1,9 +1,8 @@
-// Package worker runs guidepost's background work on asynq: the derive
-// handlers (shaped like HTTP handlers: decode the payload, call the service
-// with ctx, map errors to retry or not), the queue the API enqueues on, the
-// media sweeper, and their metrics. Any number of worker processes on any
-// number of machines share one Redis queue and one PostgreSQL.
-package worker
+// Package queue is the asynq client that API processes (and the worker's
+// sweeper) enqueue background work on: the task types, their payloads, the
+// enqueue that dedupes by id, and the queue's metrics. Package worker runs
+// the tasks; both sides share the names and payloads here.
+package queue
 
 import (
 	"context"
@@ -21,7 +20,7 @@ import (
 // Queue and task names. The load-test tool reads queue="media" from
 // guidepost_queue_size.
 const (
-	QueueMedia = "media"
+	Media      = "media"
 	TypeDerive = "media:derive"
 )
 
@@ -34,24 +33,28 @@ const (
 	taskTimeout = 5 * time.Minute
 )
 
-type derivePayload struct {
+// DerivePayload is a derive task's JSON body.
+type DerivePayload struct {
 	MediaID string `json:"media_id"`
 	// RequestID is the request that queued the task, if any: the worker's
 	// lines about the photo then name the upload that caused them.
 	RequestID string `json:"request_id,omitempty"`
 }
 
-// Queue is the asynq implementation of media.Queue.
-type Queue struct {
+// About is what the task is about, and the request that queued it.
+func (p *DerivePayload) About() (id, requestID string) { return p.MediaID, p.RequestID }
+
+// Client is the asynq implementation of media.Queue and deletion.Queue.
+type Client struct {
 	client    *asynq.Client
 	inspector *asynq.Inspector
 }
 
-var _ media.Queue = (*Queue)(nil)
+var _ media.Queue = (*Client)(nil)
 
-// NewQueue shares the app's go-redis client: one pool per process.
-func NewQueue(rdb redis.UniversalClient) *Queue {
-	return &Queue{client: asynq.NewClientFromRedisClient(rdb), inspector: asynq.NewInspectorFromRedisClient(rdb)}
+// NewClient shares the app's go-redis client: one pool per process.
+func NewClient(rdb redis.UniversalClient) *Client {
+	return &Client{client: asynq.NewClientFromRedisClient(rdb), inspector: asynq.NewInspectorFromRedisClient(rdb)}
 }
 
 // Enqueue queues the photo's derive task under the photo's id, so that a
@@ -60,8 +63,8 @@ func NewQueue(rdb redis.UniversalClient) *Queue {
 // (an archived one for 90 days), so a conflict with a finished task is not
 // success: that task is deleted and the new one queued, or a failed photo
 // uploaded again would never run.
-func (q *Queue) Enqueue(ctx context.Context, mediaID string) error {
-	payload, err := json.Marshal(derivePayload{MediaID: mediaID, RequestID: guidepost.RequestID(ctx)})
+func (q *Client) Enqueue(ctx context.Context, mediaID string) error {
+	payload, err := json.Marshal(DerivePayload{MediaID: mediaID, RequestID: guidepost.RequestID(ctx)})
 	if err != nil {
 		return err
 	}
@@ -90,20 +93,20 @@ func enqueueError(err error) error {
 	return guidepost.Wrap(guidepost.EUNAVAILABLE, err, "the task queue is unavailable")
 }
 
-func (q *Queue) enqueue(ctx context.Context, task *asynq.Task, mediaID string) error {
+func (q *Client) enqueue(ctx context.Context, task *asynq.Task, mediaID string) error {
 	_, err := q.client.EnqueueContext(ctx, task,
-		asynq.TaskID(mediaID), asynq.Queue(QueueMedia), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
+		asynq.TaskID(mediaID), asynq.Queue(Media), asynq.MaxRetry(MaxRetry), asynq.Timeout(taskTimeout))
 	return err
 }
 
 // deleteFinished deletes the photo's task if it is archived or completed and
 // reports whether the id is free now. A live task (pending, scheduled,
 // waiting for a retry, running) is left alone: the photo has its task.
-func (q *Queue) deleteFinished(ctx context.Context, mediaID string) (freed bool, err error) {
+func (q *Client) deleteFinished(ctx context.Context, mediaID string) (freed bool, err error) {
 	if err := ctx.Err(); err != nil {
 		return false, err // the Inspector takes no context; honour it here at least
 	}
-	info, err := q.inspector.GetTaskInfo(QueueMedia, mediaID)
+	info, err := q.inspector.GetTaskInfo(Media, mediaID)
 	switch {
 	case errors.Is(err, asynq.ErrTaskNotFound):
 		return true, nil // finished and gone since the conflict
@@ -112,7 +115,7 @@ func (q *Queue) deleteFinished(ctx context.Context, mediaID string) (freed bool,
 	case info.State != asynq.TaskStateArchived && info.State != asynq.TaskStateCompleted:
 		return false, nil
 	}
-	err = q.inspector.DeleteTask(QueueMedia, mediaID)
+	err = q.inspector.DeleteTask(Media, mediaID)
 	if err != nil && !errors.Is(err, asynq.ErrTaskNotFound) {
 		return false, err
 	}
@@ -120,11 +123,11 @@ func (q *Queue) deleteFinished(ctx context.Context, mediaID string) (freed bool,
 }
 
 // TaskState reads the task's state from Redis.
-func (q *Queue) TaskState(ctx context.Context, mediaID string) (media.TaskState, error) {
+func (q *Client) TaskState(ctx context.Context, mediaID string) (media.TaskState, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err // the Inspector takes no context; honour it here at least
 	}
-	info, err := q.inspector.GetTaskInfo(QueueMedia, mediaID)
+	info, err := q.inspector.GetTaskInfo(Media, mediaID)
 	switch {
 	case errors.Is(err, asynq.ErrTaskNotFound), errors.Is(err, asynq.ErrQueueNotFound):
 		return media.TaskMissing, nil

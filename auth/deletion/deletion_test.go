@@ -1,4 +1,4 @@
-package account_test
+package deletion_test
 
 import (
 	"context"
@@ -11,8 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/account"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/auth/deletion"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -56,7 +56,7 @@ func TestSweeperRemovesAnAccountWhoseJobWasLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := &photos{}
-	svc := account.New(account.Deps{Store: gsql.NewAccounts(db), Photos: p, Queue: downQueue{}, Clock: c})
+	svc := deletion.New(deletion.Deps{Store: gsql.NewAccounts(db), Photos: p, Queue: downQueue{}, Clock: c})
 	if err := svc.Delete(ctx, id); err != nil {
 		t.Fatalf("a queue outage must not fail the deletion: %v", err)
 	}

@@ -1,4 +1,4 @@
-package worker
+package queue
 
 import (
 	"errors"
@@ -34,14 +34,14 @@ type queueCollector struct {
 // queueStatsTTL is how long one reading of the queues serves scrapes.
 const queueStatsTTL = 5 * time.Second
 
-// RegisterQueueMetrics exports guidepost_queue_size{queue,state} and
+// RegisterMetrics exports guidepost_queue_size{queue,state} and
 // guidepost_queue_latency_seconds{queue} on reg, once per registry. A
 // nil log discards.
-func RegisterQueueMetrics(reg prometheus.Registerer, rdb redis.UniversalClient, log *slog.Logger) {
+func RegisterMetrics(reg prometheus.Registerer, rdb redis.UniversalClient, log *slog.Logger) {
 	c := &queueCollector{
 		inspector: asynq.NewInspectorFromRedisClient(rdb),
 		log:       guidepost.Logger(log),
-		queues:    []string{QueueMedia},
+		queues:    []string{Media},
 		size: prometheus.NewDesc("guidepost_queue_size",
 			"Tasks in the queue by state (pending, active, scheduled, retry, archived, completed).", []string{"queue", "state"}, nil),
 		latency: prometheus.NewDesc("guidepost_queue_latency_seconds",

@@ -1,4 +1,4 @@
-package events
+package redisevents
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost/events"
 )
 
 // Follow timings: a silent subscription is pinged, and one that answers
@@ -23,7 +25,7 @@ const (
 // the process, handing each event to hub. Whenever the subscription is
 // (re)confirmed, after a Redis restart, a failover or a cut, the hub is
 // told that events may have been missed: its streams read their logs.
-func (r *Redis) Run(ctx context.Context, hub *Hub) {
+func (r *Redis) Run(ctx context.Context, hub *events.Hub) {
 	var lastLog time.Time
 	for ctx.Err() == nil {
 		err := r.follow(ctx, hub)
@@ -43,7 +45,7 @@ func (r *Redis) Run(ctx context.Context, hub *Hub) {
 }
 
 // follow runs one subscription until it fails or ctx ends.
-func (r *Redis) follow(ctx context.Context, hub *Hub) error {
+func (r *Redis) follow(ctx context.Context, hub *events.Hub) error {
 	ps := r.rdb.Subscribe(ctx, r.channel)
 	defer ps.Close()
 	heard := time.Now()

@@ -10,9 +10,11 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/internal/batchqueue"
 )
 
-// Session checks by the batch. Every authenticated request asks whether
+// Batched session check: SessionLive (sessions.go) answering many
+// requests with one query. Why: every authenticated request asks whether
 // its session is live; a storm of requests (1,000 users double-tapping
 // like) is thousands of one-row queries at once, each a round trip, a pool
 // connection and a slice of PostgreSQL's CPU. While checking is started,
@@ -21,7 +23,9 @@ import (
 // a lone check is one query at once, as without batching. Each check is
 // answered by a query that began after the check was queued, so a session
 // revoked before the request came is seen revoked, exactly as with a
-// query of its own.
+// query of its own. It lives beside sessions.go because the batch is
+// answered by the store's own query (liveSessions); the queue that carries
+// checks to the readers is internal/batchqueue.
 
 // SessionCheckOptions tune the readers; zero values take the defaults.
 type SessionCheckOptions struct {
@@ -54,7 +58,7 @@ type sessionChecker struct {
 	u    *Users
 	opt  SessionCheckOptions
 	size prometheus.Histogram
-	q    batchQueue[*sessionCheck]
+	q    batchqueue.Queue[*sessionCheck]
 }
 
 // StartSessionChecks makes SessionLive batch concurrent checks until
@@ -72,7 +76,7 @@ func (s *Users) StartSessionChecks(opt SessionCheckOptions) error {
 	if opt.Registerer != nil {
 		k.size = register(opt.Registerer, k.size)
 	}
-	k.q.start(4*opt.MaxBatch, opt.Readers, k.read)
+	k.q.Start(4*opt.MaxBatch, opt.Readers, k.read)
 	return nil
 }
 
@@ -86,14 +90,14 @@ func (s *Users) StopSessionChecks() {
 	if k == nil {
 		return
 	}
-	k.q.close()
+	k.q.Close()
 }
 
 // submit queues a check and waits for its answer, or for ctx. ok is false
 // when the checker is stopping: the caller checks by itself.
 func (k *sessionChecker) submit(ctx context.Context, c auth.Caller, now time.Time) (live, ok bool, err error) {
 	chk := &sessionCheck{c: c, now: now, done: make(chan sessionAnswer, 1)}
-	if sent, err := k.q.send(ctx, chk); !sent || err != nil {
+	if sent, err := k.q.Send(ctx, chk); !sent || err != nil {
 		return false, sent, err
 	}
 	select {
@@ -104,27 +108,14 @@ func (k *sessionChecker) submit(ctx context.Context, c auth.Caller, now time.Tim
 	}
 }
 
-// read is one reader: a batch at a time until the queue is closed and
-// empty.
+// read is one reader: a batch of what is waiting at a time (it never
+// waits for more), until the queue is closed and empty.
 func (k *sessionChecker) read() {
 	batch := make([]*sessionCheck, 0, k.opt.MaxBatch)
 	for {
-		first, ok := <-k.q.ch
-		if !ok {
+		var ok bool
+		if batch, ok = k.q.Next(batch[:0], k.opt.MaxBatch, 0); !ok {
 			return
-		}
-		batch = append(batch[:0], first)
-	more:
-		for len(batch) < k.opt.MaxBatch {
-			select {
-			case chk, ok := <-k.q.ch:
-				if !ok {
-					break more
-				}
-				batch = append(batch, chk)
-			default:
-				break more
-			}
 		}
 		k.answer(batch)
 	}

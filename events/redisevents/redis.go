@@ -1,4 +1,8 @@
-package events
+// Package redisevents is the Redis side of package events: each user's
+// short log as a capped Redis stream, the one pub/sub channel every API
+// process follows (feed.go) into its events.Hub, and the single-use
+// tickets that open a stream without a header (ticket.go).
+package redisevents
 
 import (
 	"context"
@@ -12,7 +16,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/events"
 	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/moderation"
 )
 
 // Redis keeps each user's log as a capped Redis stream and publishes every
@@ -40,12 +46,15 @@ type Options struct {
 	Log        *slog.Logger
 }
 
-var _ media.Notifier = (*Redis)(nil)
+var (
+	_ media.Notifier      = (*Redis)(nil)
+	_ moderation.Notifier = (*Redis)(nil)
+)
 
-// NewRedis uses the process's one Redis client (a Sentinel set's primary
+// New uses the process's one Redis client (a Sentinel set's primary
 // included). Pub/sub channels are shared by every database of a server,
 // so the channel is named after the client's database.
-func NewRedis(rdb redis.UniversalClient, opt Options) *Redis {
+func New(rdb redis.UniversalClient, opt Options) *Redis {
 	guidepost.Default(&opt.Window, 5*time.Minute)
 	guidepost.Default(&opt.MaxLen, 256)
 	opt.Log = guidepost.Logger(opt.Log)
@@ -91,7 +100,7 @@ return id
 
 // Publish appends e (its ID is ignored) to its user's log and publishes
 // it; it returns the id the log gave it.
-func (r *Redis) Publish(ctx context.Context, e Event) (string, error) {
+func (r *Redis) Publish(ctx context.Context, e events.Event) (string, error) {
 	id, err := appendScript.Run(ctx, r.rdb, []string{logKey(e.UserID)},
 		r.channel, e.UserID, e.Type, e.Subject, r.opt.MaxLen, r.opt.Window.Milliseconds()).Text()
 	if err != nil {
@@ -105,22 +114,22 @@ func (r *Redis) Publish(ctx context.Context, e Event) (string, error) {
 // PhotoFinished is media.Notifier: the owner's streams hear
 // "media.ready" or "media.failed".
 func (r *Redis) PhotoFinished(ctx context.Context, ownerID, mediaID string, status media.Status) error {
-	_, err := r.Publish(ctx, Event{UserID: ownerID, Type: TypeMedia + string(status), Subject: mediaID})
+	_, err := r.Publish(ctx, events.Event{UserID: ownerID, Type: events.TypeMedia + string(status), Subject: mediaID})
 	return err
 }
 
 // Moderated is moderation.Notifier: the author's streams hear
 // "moderation.action" naming the audit log entry.
 func (r *Redis) Moderated(ctx context.Context, userID, entryID string) error {
-	_, err := r.Publish(ctx, Event{UserID: userID, Type: TypeModeration, Subject: entryID})
+	_, err := r.Publish(ctx, events.Event{UserID: userID, Type: events.TypeModeration, Subject: entryID})
 	return err
 }
 
 // Since returns the user's logged events after the id after, oldest
 // first. complete is false when the log no longer holds after itself:
 // events between it and the first returned may have left the window.
-func (r *Redis) Since(ctx context.Context, userID, after string) (evs []Event, complete bool, err error) {
-	if _, _, ok := ParseID(after); !ok {
+func (r *Redis) Since(ctx context.Context, userID, after string) (evs []events.Event, complete bool, err error) {
+	if _, _, ok := events.ParseID(after); !ok {
 		return nil, false, guidepost.Errorf(guidepost.EINVALID, "event id %q is not <ms>-<seq>", after)
 	}
 	msgs, err := r.rdb.XRangeN(ctx, logKey(userID), after, "+", int64(r.opt.MaxLen)+1).Result()
@@ -134,19 +143,19 @@ func (r *Redis) Since(ctx context.Context, userID, after string) (evs []Event, c
 		}
 		typ, _ := m.Values["type"].(string)
 		subject, _ := m.Values["subject"].(string)
-		evs = append(evs, Event{ID: m.ID, UserID: userID, Type: typ, Subject: subject})
+		evs = append(evs, events.Event{ID: m.ID, UserID: userID, Type: typ, Subject: subject})
 	}
 	return evs, complete, nil
 }
 
 // parseMessage reads what appendScript published.
-func parseMessage(payload string) (Event, error) {
+func parseMessage(payload string) (events.Event, error) {
 	f := strings.Fields(payload)
 	if len(f) != 4 {
-		return Event{}, fmt.Errorf("events: malformed message %q", payload)
+		return events.Event{}, fmt.Errorf("events: malformed message %q", payload)
 	}
-	if _, _, ok := ParseID(f[1]); !ok {
-		return Event{}, fmt.Errorf("events: malformed id in %q", payload)
+	if _, _, ok := events.ParseID(f[1]); !ok {
+		return events.Event{}, fmt.Errorf("events: malformed id in %q", payload)
 	}
-	return Event{UserID: f[0], ID: f[1], Type: f[2], Subject: f[3]}, nil
+	return events.Event{UserID: f[0], ID: f[1], Type: f[2], Subject: f[3]}, nil
 }

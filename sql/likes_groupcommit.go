@@ -10,11 +10,15 @@ import (
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/internal/batchqueue"
 )
 
-// Group commit for likes. A like is tiny; what it costs is its own
+// Group commit of likes: Like and Unlike (likes.go) batched into one
+// statement and one commit. Why: a like is tiny; what it costs is its own
 // transaction and WAL flush, so a storm of likes waits on commits, not on
-// work. While the store is started, Like and Unlike hand their request to
+// work. It lives beside likes.go because a batch is written with the
+// store's own statements (writeLikes, likeOne); the queue that carries
+// requests to the committers is internal/batchqueue. While the store is started, Like and Unlike hand their request to
 // a few committers; each takes what is queued (waiting up to Window for
 // more), writes the whole batch in one statement and one commit, and only
 // then answers every request in it. An answer always follows its commit,
@@ -67,7 +71,7 @@ type likeBatcher struct {
 	s   *Guides
 	opt LikeBatchOptions
 	m   likeBatchMetrics
-	q   batchQueue[*likeOp]
+	q   batchqueue.Queue[*likeOp]
 }
 
 type likeBatchMetrics struct {
@@ -122,7 +126,7 @@ func (s *Guides) StartLikeBatching(opt LikeBatchOptions) error {
 		return errLikesStarted
 	}
 	b.m = newLikeBatchMetrics(opt.Registerer)
-	b.q.start(4*opt.MaxBatch, opt.Committers, b.commit)
+	b.q.Start(4*opt.MaxBatch, opt.Committers, b.commit)
 	return nil
 }
 
@@ -134,7 +138,7 @@ func (s *Guides) StopLikeBatching() {
 	if b == nil {
 		return
 	}
-	b.q.close()
+	b.q.Close()
 }
 
 var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is stopping; try again shortly")
@@ -142,7 +146,7 @@ var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is s
 // submit queues op and waits for its batch to commit, or for ctx.
 func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState, error) {
 	op.queued, op.done = time.Now(), make(chan likeResult, 1)
-	switch sent, err := b.q.send(ctx, op); {
+	switch sent, err := b.q.Send(ctx, op); {
 	case !sent:
 		return guides.LikeState{}, errLikesStopping
 	case err != nil:
@@ -156,32 +160,15 @@ func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState,
 	}
 }
 
-// commit is one committer: a batch at a time until the queue is closed
-// and empty.
+// commit is one committer: a batch at a time, each waiting up to Window
+// to fill, until the queue is closed and empty.
 func (b *likeBatcher) commit() {
 	batch := make([]*likeOp, 0, b.opt.MaxBatch)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
 	for {
-		first, ok := <-b.q.ch
-		if !ok {
+		var ok bool
+		if batch, ok = b.q.Next(batch[:0], b.opt.MaxBatch, b.opt.Window); !ok {
 			return
 		}
-		batch = append(batch[:0], first)
-		timer.Reset(b.opt.Window)
-	fill:
-		for len(batch) < b.opt.MaxBatch {
-			select {
-			case op, ok := <-b.q.ch:
-				if !ok {
-					break fill
-				}
-				batch = append(batch, op)
-			case <-timer.C:
-				break fill
-			}
-		}
-		timer.Stop()
 		b.write(batch)
 	}
 }

@@ -32,18 +32,6 @@ type RateResult struct {
 	ResetAfter time.Duration // until the key's full allowance is back
 }
 
-// Limit is what ERATELIMITED and EQUOTA errors carry, so the API can tell
-// a client which allowance it ran into and when to come back.
-type Limit struct {
-	Name       string        // the Rate's or quota's name
-	Quota      int64         // events per Window, or the quota's size
-	Window     time.Duration // 0 for a quota or a concurrency cap
-	Remaining  int64
-	Used       int64         // quotas: how much is used now
-	RetryAfter time.Duration // rate limits: when to try again
-	ResetAfter time.Duration // rate limits: when the whole allowance is back
-}
-
 // RateLimited is the error for an event r refused.
 func RateLimited(r Rate, res RateResult, message string) *Error {
 	return &Error{Code: ERATELIMITED, Message: message, Limit: &Limit{

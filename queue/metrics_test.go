@@ -1,4 +1,4 @@
-package worker_test
+package queue_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/worker"
+	"github.com/guidepost/guidepost/queue"
 )
 
 // countCommands counts the commands a client sends to Redis.
@@ -26,13 +26,13 @@ func (c countCommands) ProcessPipelineHook(next redis.ProcessPipelineHook) redis
 // Scrapes in quick succession share one reading of the queues: a flood of
 // /metrics hits does not become a flood of Redis commands.
 func TestQueueMetricsAreReadOncePerInterval(t *testing.T) {
-	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBWorker))
+	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBQueue))
 	rdb := redis.NewClient(opt)
 	t.Cleanup(func() { rdb.Close() })
 	var n atomic.Int64
 	rdb.AddHook(countCommands{&n})
 	reg := prometheus.NewRegistry()
-	worker.RegisterQueueMetrics(reg, rdb, nil)
+	queue.RegisterMetrics(reg, rdb, nil)
 	if _, err := reg.Gather(); err != nil {
 		t.Fatal(err)
 	}

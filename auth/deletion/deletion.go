@@ -1,10 +1,11 @@
-// Package account deletes accounts. Deleting is two steps: at once, the
-// account is marked deleted and every session revoked (its tokens answer
-// 401 from the next request on); then a retried background job removes its
-// likes (correcting every count), its guides, its photos with their
-// objects, and finally the account row. Every step is idempotent, and the
-// sweeper runs the job again for an account a crash left half removed.
-package account
+// Package deletion deletes accounts; package auth, beside it, owns them.
+// Deleting is two steps: at once, the account is marked deleted and every
+// session revoked (its tokens answer 401 from the next request on); then a
+// retried background job removes its likes (correcting every count), its
+// guides, its photos with their objects, and finally the account row.
+// Every step is idempotent, and the sweeper runs the job again for an
+// account a crash left half removed.
+package deletion
 
 import (
 	"context"
