@@ -44,16 +44,19 @@ func (s *Server) uploadRoutes(v1 *gin.RouterGroup) {
 }
 
 type newUploadJSON struct {
-	Bytes       int64  `json:"bytes"`
-	SHA256      string `json:"sha256"`
-	ContentType string `json:"content_type"`
+	Bytes       int64    `json:"bytes"`
+	SHA256      string   `json:"sha256"`
+	ContentType string   `json:"content_type"`
+	PartSize    int64    `json:"part_size"`
+	PartSHA256  []string `json:"part_sha256"`
 }
 
 type partJSON struct {
-	Number int32  `json:"number"`
-	Bytes  int64  `json:"bytes"`
-	URL    string `json:"url"`
-	ETag   string `json:"etag,omitempty"`
+	Number  int32             `json:"number"`
+	Bytes   int64             `json:"bytes"`
+	URL     string            `json:"url"`
+	Headers map[string]string `json:"headers,omitempty"` // signed into URL: the PUT sends them
+	ETag    string            `json:"etag,omitempty"`
 }
 
 type uploadJSON struct {
@@ -78,10 +81,10 @@ func toUploadJSON(t media.UploadTicket) uploadJSON {
 		PartSize: t.PartSize, Parts: []partJSON{}, Received: []partJSON{}, ExpiresAt: timestamp(t.Expires), CreatedAt: timestamp(t.Created),
 	}
 	for _, p := range t.Send {
-		j.Parts = append(j.Parts, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL})
+		j.Parts = append(j.Parts, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, Headers: p.Header})
 	}
 	for _, p := range t.Held {
-		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, ETag: p.ETag})
+		j.Received = append(j.Received, partJSON{Number: p.Number, Bytes: p.Bytes, URL: p.URL, Headers: p.Header, ETag: p.ETag})
 	}
 	if len(t.Send)+len(t.Held) > 0 {
 		j.URLsExpireAt = stampOrNil(t.URLsUntil)
@@ -102,7 +105,7 @@ func (s *Server) startUpload(c *gin.Context) {
 	ctx := c.Request.Context()
 	res, err := s.deps.Direct.StartUpload(ctx, media.NewUpload{
 		OwnerID: auth.UserID(ctx), Bytes: body.Bytes, SHA256: body.SHA256, ContentType: body.ContentType,
-		IdempotencyKey: c.GetHeader("Idempotency-Key"),
+		PartSize: body.PartSize, PartSHA256: body.PartSHA256, IdempotencyKey: c.GetHeader("Idempotency-Key"),
 	})
 	if err != nil {
 		fail(c, err)

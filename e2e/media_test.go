@@ -101,6 +101,7 @@ type mediaProblem struct {
 	Type   string `json:"type"`
 	Errors []struct {
 		Field   string `json:"field"`
+		Code    string `json:"code"`
 		Message string `json:"message"`
 	} `json:"errors"`
 }

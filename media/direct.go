@@ -32,10 +32,14 @@ type Upload struct {
 	SHA256   string // declared, hex; the worker checks it against the bytes
 	Type     string // declared content type
 	PartSize int64
-	State    UploadState
-	Created  time.Time
-	Updated  time.Time
-	Expires  time.Time
+	// PartSHA256 is each part's SHA-256 as declared (hex, in part order),
+	// or nil when the client declared none: then the part URLs sign only
+	// each part's size (see UploadTicket).
+	PartSHA256 []string
+	State      UploadState
+	Created    time.Time
+	Updated    time.Time
+	Expires    time.Time
 }
 
 // Parts is how many parts the upload is sent in.
@@ -44,6 +48,19 @@ func (u Upload) Parts() int32 { return int32((u.Bytes + u.PartSize - 1) / u.Part
 // PartBytes is the size of part n (1-based): PartSize but for the last.
 func (u Upload) PartBytes(n int32) int64 {
 	return min(u.PartSize, u.Bytes-int64(n-1)*u.PartSize)
+}
+
+// PartSum is part n's declared SHA-256 (hex), "" when none was declared.
+func (u Upload) PartSum(n int32) string {
+	if n < 1 || int(n) > len(u.PartSHA256) {
+		return ""
+	}
+	return u.PartSHA256[n-1]
+}
+
+// Part is the part numbered n as it was declared.
+func (u Upload) Part(n int32) Part {
+	return Part{Number: n, Size: u.PartBytes(n), SHA256: u.PartSum(n)}
 }
 
 // Uploads keeps direct uploads. Errors use the guidepost vocabulary.
@@ -84,18 +101,29 @@ type PartURL struct {
 	Number int32
 	Bytes  int64
 	URL    string
+	// Header holds the headers signed into URL that the PUT must carry
+	// (the part's SHA-256, when declared); nil when there are none.
+	Header map[string]string
 	ETag   string
+	// Fault tells why a part the store lists is to be sent again: its
+	// size, or its SHA-256, is not the declared one. "" for a part the
+	// store does not hold at all.
+	Fault string
 }
 
 // UploadTicket is an upload as its owner sees it: the parts the store holds
-// and fresh URLs for the rest.
+// as declared, and fresh URLs for the rest (a part listed at another size,
+// or with another SHA-256 than the declared one, is among the rest).
 //
 // Held parts carry a URL too. S3 keeps no part whose PUT was cut off, but
 // versitygw 1.8 (our S3 server in development and tests) does: it lists a
 // cut part at its full size, zero-filled after the cut, with the MD5 of the
-// bytes it really got as its ETag. So a resuming client compares each held
-// part's ETag with its own part's MD5 and sends a differing one again; the
-// worker's SHA-256 check fails a photo whose client did not.
+// bytes it really got as its ETag. A client that declared each part's
+// SHA-256 is safe from it: each part URL signs that checksum, so the store
+// itself refuses a cut or altered part and keeps nothing of it. A client
+// that declared none compares each held part's ETag with its own part's
+// MD5 and sends a differing one again; the worker's SHA-256 check fails a
+// photo whose client did not.
 type UploadTicket struct {
 	Upload
 	Held      []PartURL // parts the store holds, with their ETag
@@ -106,10 +134,17 @@ type UploadTicket struct {
 
 // NewUpload is what a client declares to start a direct upload.
 type NewUpload struct {
-	OwnerID        string
-	Bytes          int64
-	SHA256         string
-	ContentType    string
+	OwnerID     string
+	Bytes       int64
+	SHA256      string
+	ContentType string
+	// PartSize is the size of every part but the last; 0 takes the
+	// server's (DirectConfig.PartSize).
+	PartSize int64
+	// PartSHA256, when given, is each part's SHA-256 (hex), one per part
+	// of PartSize: the part URLs then sign them, so the store refuses a
+	// part whose bytes are not these.
+	PartSHA256     []string
 	IdempotencyKey string
 }
 

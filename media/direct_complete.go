@@ -120,8 +120,9 @@ func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult
 	return s.result(ctx, m, Accepted)
 }
 
-// joinParts completes the store's upload when every part is there at its
-// size; missing ones are ECONFLICT naming them. An upload the store no
+// joinParts completes the store's upload when every part is there as
+// declared (its size, and its SHA-256 when one was declared); the others
+// are ECONFLICT naming them, and nothing is joined. An upload the store no
 // longer holds open was joined by an earlier call that died before its
 // row: its object is used as it stands.
 func (s *Service) joinParts(ctx context.Context, u Upload) error {
@@ -145,21 +146,35 @@ func (s *Service) joinParts(ctx context.Context, u Upload) error {
 	}
 	parts := make([]Part, len(t.Held))
 	for i, p := range t.Held {
-		parts[i] = Part{Number: p.Number, Size: p.Bytes, ETag: p.ETag}
+		parts[i] = u.Part(p.Number)
+		parts[i].ETag = p.ETag
 	}
 	return s.deps.Multipart.CompleteMultipart(ctx, u.Key, u.StoreID, parts)
 }
 
+// errMissingParts names the parts to send again: all of them under
+// "parts", and each one the store holds otherwise than declared under
+// "parts[N]" (N its number) with what is wrong with it.
 func errMissingParts(missing []PartURL) error {
 	nums := make([]string, len(missing))
+	fields := []guidepost.FieldError{{Field: "parts", Code: guidepost.FINCOMPLETE}}
 	for i, p := range missing {
 		nums[i] = fmt.Sprint(p.Number)
+		if p.Fault != "" {
+			fields = append(fields, guidepost.FieldError{Field: fmt.Sprintf("parts[%d]", p.Number), Code: guidepost.FMISMATCH,
+				Message: p.Fault + ": send it again"})
+		}
 	}
 	list := strings.Join(nums, ", ")
+	fields[0].Message = "missing: " + list
+	msg := "parts " + list + " have not arrived"
+	if len(fields) > 1 {
+		msg = "parts " + list + " have not arrived as declared"
+	}
 	return &guidepost.Error{
 		Code:    guidepost.ECONFLICT,
-		Message: "parts " + list + " have not arrived: send them (GET the upload for fresh URLs), then complete again",
-		Fields:  []guidepost.FieldError{{Field: "parts", Code: guidepost.FINCOMPLETE, Message: "missing: " + list}},
+		Message: msg + ": send them (GET the upload for fresh URLs), then complete again",
+		Fields:  fields,
 	}
 }
 

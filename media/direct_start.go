@@ -36,7 +36,7 @@ func (s *Service) StartUpload(ctx context.Context, in NewUpload) (StartResult, e
 	}
 	var res StartResult
 	held, replay, err := s.keeper().Run(ctx, idempotency.Request{OwnerID: in.OwnerID, Scope: uploadsScope,
-		Key: in.IdempotencyKey, Fingerprint: fmt.Sprintf("%s/%d/%s", in.SHA256, in.Bytes, in.ContentType),
+		Key: in.IdempotencyKey, Fingerprint: s.fingerprint(in),
 		Body: "declaration"},
 		func() (string, string, error) {
 			var err error
@@ -80,6 +80,7 @@ func (s *Service) checkDeclared(in *NewUpload) error {
 	if strings.TrimSpace(in.ContentType) == "" {
 		bad.Add("content_type", guidepost.FREQUIRED, "is required: the photo's type, such as image/jpeg")
 	}
+	s.checkParts(in, &bad)
 	bad = append(bad, guidepost.ErrorFields(checkKey(in.IdempotencyKey))...)
 	if err := bad.Err(); err != nil {
 		return err
@@ -107,7 +108,7 @@ func fieldErr(err error, field string) error {
 
 func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, error) {
 	u := Upload{OwnerID: in.OwnerID, Bytes: in.Bytes, SHA256: in.SHA256, Type: in.ContentType,
-		PartSize: s.cfg.Direct.PartSize, State: UploadOpen}
+		PartSize: in.PartSize, PartSHA256: in.PartSHA256, State: UploadOpen}
 	switch m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); {
 	case err == nil && (m.Status != StatusFailed || !reuploadHelps(m.FailureReason)):
 		res, err := s.result(ctx, m, Duplicate)
@@ -140,8 +141,11 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 	return StartResult{Ticket: t, Outcome: UploadStarted}, err
 }
 
-// openTwin finds the owner's upload of the same bytes (SHA-256 and size)
-// still open, as its owner sees it now; nil when there is none.
+// openTwin finds the owner's upload of the same bytes (SHA-256 and size),
+// cut in the same parts with the same declared part checksums, still open,
+// as its owner sees it now; nil when there is none. An upload of the same
+// file cut otherwise is not this declaration's: its URLs would not sign
+// what this client means to send.
 func (s *Service) openTwin(ctx context.Context, u Upload) (*UploadTicket, error) {
 	open, err := s.deps.Uploads.OwnerUploads(ctx, u.OwnerID)
 	if err != nil {
@@ -149,7 +153,7 @@ func (s *Service) openTwin(ctx context.Context, u Upload) (*UploadTicket, error)
 	}
 	now := s.deps.Clock.Now()
 	for _, o := range open {
-		if o.SHA256 == u.SHA256 && o.Bytes == u.Bytes && now.Before(o.Expires) {
+		if o.SHA256 == u.SHA256 && o.Bytes == u.Bytes && sameParts(o, u) && now.Before(o.Expires) {
 			t, err := s.UploadStatus(ctx, o.ID, o.OwnerID)
 			if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 				continue // expired or ended since it was listed
@@ -209,7 +213,7 @@ func (s *Service) openUpload(ctx context.Context, u *Upload) error {
 	}
 	now := s.deps.Clock.Now()
 	u.Created, u.Updated, u.Expires = now, now, now.Add(s.cfg.Direct.TTL)
-	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type); err != nil {
+	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type, len(u.PartSHA256) > 0); err != nil {
 		return err
 	}
 	err = s.detached(ctx, func(ctx context.Context) error {
@@ -319,27 +323,31 @@ func (s *Service) ownUpload(ctx context.Context, id, ownerID string) (Upload, er
 	return u, nil
 }
 
-// ticket presigns a URL for every part: the ones the store does not hold
-// at their size go to Send, the others to Held (see UploadTicket).
-// Presigning is local computation, no request to the store.
+// ticket presigns a URL for every part: the ones the store holds as they
+// were declared go to Held, the others (not there, or there at another
+// size or with another SHA-256) to Send (see UploadTicket). Presigning is
+// local computation, no request to the store.
 func (s *Service) ticket(ctx context.Context, u Upload, held []Part) (UploadTicket, error) {
 	t := UploadTicket{Upload: u, Held: []PartURL{}, Send: []PartURL{}}
-	have := map[int32]string{}
+	have := make(map[int32]Part, len(held))
 	for _, p := range held {
-		if p.Number >= 1 && p.Number <= u.Parts() && p.Size == u.PartBytes(p.Number) {
-			have[p.Number] = p.ETag
-		}
+		have[p.Number] = p
 	}
 	ttl := s.cfg.Direct.URLTTL
 	t.URLsUntil = s.deps.Clock.Now().Add(ttl)
 	for n := int32(1); n <= u.Parts(); n++ {
-		url, err := s.deps.Multipart.PresignPart(ctx, u.Key, u.StoreID, n, u.PartBytes(n), ttl)
+		want := u.Part(n)
+		url, header, err := s.deps.Multipart.PresignPart(ctx, u.Key, u.StoreID, want, ttl)
 		if err != nil {
 			return UploadTicket{}, err
 		}
-		p := PartURL{Number: n, Bytes: u.PartBytes(n), URL: url}
-		if etag, ok := have[n]; ok {
-			p.ETag = etag
+		p := PartURL{Number: n, Bytes: want.Size, URL: url, Header: header}
+		got, ok := have[n]
+		if ok {
+			p.Fault = partFault(want, got)
+		}
+		if ok && p.Fault == "" {
+			p.ETag = got.ETag
 			t.Held = append(t.Held, p)
 		} else {
 			t.Send = append(t.Send, p)

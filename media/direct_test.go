@@ -95,6 +95,9 @@ func (d *direct) tryPut(p media.PartURL, data []byte, partSize int64, cut int64)
 	counted := &countingReader{r: body, n: &d.sent, closed: make(chan struct{})}
 	req, _ := http.NewRequest(http.MethodPut, p.URL, counted)
 	req.ContentLength = p.Bytes
+	for k, v := range p.Header {
+		req.Header.Set(k, v)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	// The transport may still be reading the body after Do returns (a
 	// server that answers before the body ends); it always closes it last.
@@ -449,7 +452,7 @@ func TestSweeperAbortsAbandonedUploads(t *testing.T) {
 	if err := d.s3.CompleteMultipart(ctx, died.Key, died.StoreID, parts); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.s3.CreateMultipart(ctx, "media/no-row/original", "image/jpeg"); err != nil {
+	if _, err := d.s3.CreateMultipart(ctx, "media/no-row/original", "image/jpeg", false); err != nil {
 		t.Fatal(err)
 	}
 	kept := d.start(declare(alice, photo(t, "photo.png"), "image/png"))

@@ -200,9 +200,17 @@ func (InProcess) Render(ctx context.Context, data []byte, info photo.Info, opts 
 // the guidepost vocabulary; an upload the store no longer holds open
 // (completed or aborted) is ENOTFOUND.
 type Multipart interface {
-	CreateMultipart(ctx context.Context, key, contentType string) (uploadID string, err error)
-	PresignPart(ctx context.Context, key, uploadID string, number int32, size int64, ttl time.Duration) (string, error)
+	// CreateMultipart opens an upload; checksums: its parts will be sent
+	// with their SHA-256 (Part.SHA256), which the store then verifies.
+	CreateMultipart(ctx context.Context, key, contentType string, checksums bool) (uploadID string, err error)
+	// PresignPart returns a URL that PUTs exactly part (its size, and its
+	// SHA-256 when it has one), and the headers beyond Host and
+	// Content-Length that the PUT must carry for the signature to hold.
+	PresignPart(ctx context.Context, key, uploadID string, part Part, ttl time.Duration) (url string, header map[string]string, err error)
+	// ListParts lists the parts held, with the SHA-256 the store verified
+	// for each, if any.
 	ListParts(ctx context.Context, key, uploadID string) ([]Part, error)
+	// CompleteMultipart joins parts, passing their SHA-256 when they have one.
 	CompleteMultipart(ctx context.Context, key, uploadID string, parts []Part) error
 	AbortMultipart(ctx context.Context, key, uploadID string) error
 	ListMultipart(ctx context.Context, prefix string, fn func(OpenUpload) error) error
@@ -213,11 +221,12 @@ type Multipart interface {
 	ReadFrom(ctx context.Context, key string, off int64) (body io.ReadCloser, size int64, err error)
 }
 
-// Part is one part the store holds.
+// Part is one part of an upload: as declared, or as the store holds it.
 type Part struct {
 	Number int32
 	Size   int64
 	ETag   string
+	SHA256 string // hex; "" when none was declared (or the store has none)
 }
 
 // OpenUpload is a multipart upload the store holds open.

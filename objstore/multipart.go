@@ -2,9 +2,13 @@ package objstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -20,33 +24,85 @@ import (
 
 var _ media.Multipart = (*S3)(nil)
 
-// CreateMultipart opens a multipart upload of key. No checksum algorithm is
-// named: clients PUT parts with plain presigned URLs, and a Complete that
-// carried part checksums would then be refused.
-func (b *S3) CreateMultipart(ctx context.Context, key, contentType string) (string, error) {
-	out, err := b.client.CreateMultipartUpload(ctx, &s3.CreateMultipartUploadInput{
-		Bucket: &b.bucket, Key: &key, ContentType: aws.String(contentType),
-	})
+// CreateMultipart opens a multipart upload of key. The SHA-256 checksum
+// algorithm is named only when the parts will carry their checksums: a
+// Complete that carries part checksums is refused by versitygw when Create
+// named no algorithm, and S3 refuses one that lacks them when it did.
+func (b *S3) CreateMultipart(ctx context.Context, key, contentType string, checksums bool) (string, error) {
+	in := &s3.CreateMultipartUploadInput{Bucket: &b.bucket, Key: &key, ContentType: aws.String(contentType)}
+	if checksums {
+		in.ChecksumAlgorithm = types.ChecksumAlgorithmSha256
+	}
+	out, err := b.client.CreateMultipartUpload(ctx, in)
 	if err != nil {
 		return "", wrap(err, key)
 	}
 	return aws.ToString(out.UploadId), nil
 }
 
-// PresignPart returns a URL that PUTs part number of an upload until ttl
-// passes. The size is signed into it: a body of any other length is refused
-// by the server, so a part once held has the size it was given.
-func (b *S3) PresignPart(ctx context.Context, key, uploadID string, number int32, size int64, ttl time.Duration) (string, error) {
-	req, err := b.presign.PresignUploadPart(ctx, &s3.UploadPartInput{
-		Bucket: &b.bucket, Key: &key, UploadId: &uploadID, PartNumber: aws.Int32(number), ContentLength: aws.Int64(size),
-	}, s3.WithPresignExpires(ttl))
-	if err != nil {
-		return "", wrap(err, key)
+// PresignPart returns a URL that PUTs part of an upload until ttl passes.
+// The size is signed into it: a body of any other length is refused by the
+// server. A part with a SHA-256 has it signed too (x-amz-checksum-sha256,
+// returned in header for the client to send): the server hashes what
+// arrives and keeps nothing of a cut or altered body, which a size alone
+// cannot promise (see TestACutPartOnTheServerWeShip).
+func (b *S3) PresignPart(ctx context.Context, key, uploadID string, part media.Part, ttl time.Duration) (string, map[string]string, error) {
+	in := &s3.UploadPartInput{
+		Bucket: &b.bucket, Key: &key, UploadId: &uploadID, PartNumber: aws.Int32(part.Number), ContentLength: aws.Int64(part.Size),
 	}
-	return req.URL, nil
+	if part.SHA256 != "" {
+		sum, err := checksumOf(part.SHA256)
+		if err != nil {
+			return "", nil, err
+		}
+		in.ChecksumSHA256 = &sum
+	}
+	req, err := b.presign.PresignUploadPart(ctx, in, s3.WithPresignExpires(ttl))
+	if err != nil {
+		return "", nil, wrap(err, key)
+	}
+	return req.URL, clientHeaders(req.SignedHeader), nil
 }
 
-// ListParts returns the parts the server holds, in order. An upload that is
+// clientHeaders is what of the signed headers a client must set itself:
+// every HTTP client sets Host and Content-Length from the URL and the body
+// (and a browser refuses to let a page set them).
+func clientHeaders(signed http.Header) map[string]string {
+	var out map[string]string
+	for name, v := range signed {
+		switch strings.ToLower(name) {
+		case "host", "content-length":
+			continue
+		}
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[strings.ToLower(name)] = strings.Join(v, ",")
+	}
+	return out
+}
+
+// checksumOf is a hex SHA-256 as S3 carries it: base64 of the digest.
+func checksumOf(hexSum string) (string, error) {
+	b, err := hex.DecodeString(hexSum)
+	if err != nil || len(b) != sha256.Size {
+		return "", guidepost.Errorf(guidepost.EINTERNAL, "a part's SHA-256 %q is not 64 hexadecimal digits", hexSum)
+	}
+	return base64.StdEncoding.EncodeToString(b), nil
+}
+
+// hexOf is the hex form of a checksum S3 listed; one that is not base64 of
+// a SHA-256 is kept as it is, so it matches no declared checksum.
+func hexOf(sum string) string {
+	b, err := base64.StdEncoding.DecodeString(sum)
+	if err != nil || len(b) != sha256.Size {
+		return sum
+	}
+	return hex.EncodeToString(b)
+}
+
+// ListParts returns the parts the server holds, in order, each with the
+// SHA-256 the server verified when it was sent with one. An upload that is
 // no longer open (completed or aborted) is ENOTFOUND.
 func (b *S3) ListParts(ctx context.Context, key, uploadID string) ([]media.Part, error) {
 	p := s3.NewListPartsPaginator(b.client, &s3.ListPartsInput{Bucket: &b.bucket, Key: &key, UploadId: &uploadID})
@@ -57,18 +113,26 @@ func (b *S3) ListParts(ctx context.Context, key, uploadID string) ([]media.Part,
 			return nil, wrapUpload(err, key)
 		}
 		for _, pt := range page.Parts {
-			parts = append(parts, media.Part{Number: aws.ToInt32(pt.PartNumber), Size: aws.ToInt64(pt.Size), ETag: aws.ToString(pt.ETag)})
+			parts = append(parts, media.Part{Number: aws.ToInt32(pt.PartNumber), Size: aws.ToInt64(pt.Size),
+				ETag: aws.ToString(pt.ETag), SHA256: hexOf(aws.ToString(pt.ChecksumSHA256))})
 		}
 	}
 	return parts, nil
 }
 
-// CompleteMultipart joins parts (number and ETag, as ListParts gave them)
-// into the object.
+// CompleteMultipart joins parts (number, ETag and SHA-256, as ListParts
+// gave them) into the object.
 func (b *S3) CompleteMultipart(ctx context.Context, key, uploadID string, parts []media.Part) error {
 	done := make([]types.CompletedPart, len(parts))
 	for i, pt := range parts {
 		done[i] = types.CompletedPart{PartNumber: aws.Int32(pt.Number), ETag: aws.String(pt.ETag)}
+		if pt.SHA256 != "" {
+			sum, err := checksumOf(pt.SHA256)
+			if err != nil {
+				return err
+			}
+			done[i].ChecksumSHA256 = &sum
+		}
 	}
 	_, err := b.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{
 		Bucket: &b.bucket, Key: &key, UploadId: &uploadID,

@@ -34,14 +34,14 @@ func TestPresignedMultipartOnTheRealServer(t *testing.T) {
 	ctx := context.Background()
 	b := objstore.New(testkit.S3Config(t))
 	const key, partSize = "media/m/original", 5 << 20
-	id, err := b.CreateMultipart(ctx, key, "image/jpeg")
+	id, err := b.CreateMultipart(ctx, key, "image/jpeg", false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	body := bytes.Repeat([]byte("0123456789abcdef"), (2*partSize+1000)/16)
 	chunks := [][]byte{body[:partSize], body[partSize : 2*partSize], body[2*partSize:]}
 	for i, c := range chunks[:2] { // the third is "cut off"
-		url, err := b.PresignPart(ctx, key, id, int32(i+1), int64(len(c)), time.Minute)
+		url, _, err := b.PresignPart(ctx, key, id, media.Part{Number: int32(i + 1), Size: int64(len(c))}, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestPresignedMultipartOnTheRealServer(t *testing.T) {
 	if len(parts) != 2 || parts[0].Number != 1 || parts[1].Size != partSize || parts[0].ETag == "" {
 		t.Fatalf("listed %+v", parts)
 	}
-	url, _ := b.PresignPart(ctx, key, id, 3, int64(len(chunks[2])), time.Minute)
+	url, _, _ := b.PresignPart(ctx, key, id, media.Part{Number: 3, Size: int64(len(chunks[2]))}, time.Minute)
 	if code, _ := put(t, url, chunks[2][:100]); code < 400 {
 		t.Fatalf("a body shorter than the signed size was taken: %d", code)
 	}
@@ -97,11 +97,11 @@ func TestAbortAndExpiredPartURL(t *testing.T) {
 	ctx := context.Background()
 	b := objstore.New(testkit.S3Config(t))
 	const key = "media/a/original"
-	id, err := b.CreateMultipart(ctx, key, "image/png")
+	id, err := b.CreateMultipart(ctx, key, "image/png", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	url, _ := b.PresignPart(ctx, key, id, 1, 3, time.Second)
+	url, _, _ := b.PresignPart(ctx, key, id, media.Part{Number: 1, Size: 3}, time.Second)
 	time.Sleep(2100 * time.Millisecond) // a URL's expiry has one-second resolution
 	if code, _ := put(t, url, []byte("abc")); code != http.StatusForbidden {
 		t.Fatalf("an expired part URL answered %d", code)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost/internal/testkit"
+	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/objstore"
 )
 
@@ -40,11 +41,11 @@ func TestPresignedURLsNameThePublicEndpoint(t *testing.T) {
 	if resp.StatusCode != 200 || !bytes.Equal(got, body) {
 		t.Fatalf("GET at the public endpoint: %d %q", resp.StatusCode, got)
 	}
-	id, err := b.CreateMultipart(ctx, "originals/p", "image/jpeg")
+	id, err := b.CreateMultipart(ctx, "originals/p", "image/jpeg", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	part, _ := b.PresignPart(ctx, "originals/p", id, 1, int64(len(body)), time.Minute)
+	part, _, _ := b.PresignPart(ctx, "originals/p", id, media.Part{Number: 1, Size: int64(len(body))}, time.Minute)
 	if !strings.HasPrefix(part, cfg.PublicEndpoint+"/") {
 		t.Fatalf("part URL %q", part)
 	}

@@ -20,12 +20,12 @@ var _ media.Uploads = (*Uploads)(nil)
 func NewUploads(db *DB) *Uploads { return &Uploads{db: db} }
 
 const uploadColumns = `id::text, owner_id::text, media_id::text, retry, object_key, s3_upload_id, bytes, sha256,
-	content_type, part_size, state, created_at, updated_at, expires_at`
+	content_type, part_size, part_sha256, state, created_at, updated_at, expires_at`
 
 func scanUpload(row pgx.Row) (media.Upload, error) {
 	var u media.Upload
 	err := row.Scan(&u.ID, &u.OwnerID, &u.MediaID, &u.Retry, &u.Key, &u.StoreID, &u.Bytes, &u.SHA256,
-		&u.Type, &u.PartSize, &u.State, &u.Created, &u.Updated, &u.Expires)
+		&u.Type, &u.PartSize, &u.PartSHA256, &u.State, &u.Created, &u.Updated, &u.Expires)
 	return u, translate(err, "upload")
 }
 
@@ -53,10 +53,10 @@ func (s *Uploads) CreateUpload(ctx context.Context, u media.Upload, since time.T
 		}
 		_, err = tx.Exec(ctx,
 			`INSERT INTO uploads (id, owner_id, media_id, retry, object_key, s3_upload_id, bytes, sha256,
-			                      content_type, part_size, state, created_at, updated_at, expires_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+			                      content_type, part_size, part_sha256, state, created_at, updated_at, expires_at)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 			u.ID, u.OwnerID, u.MediaID, u.Retry, u.Key, u.StoreID, u.Bytes, u.SHA256,
-			u.Type, u.PartSize, u.State, u.Created, u.Updated, u.Expires)
+			u.Type, u.PartSize, u.PartSHA256, u.State, u.Created, u.Updated, u.Expires)
 		return translate(err, "upload")
 	})
 }

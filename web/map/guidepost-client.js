@@ -535,6 +535,47 @@ async function sha256Hex(file) {
   return hex(new Uint8Array(await subtle.digest("SHA-256", await file.arrayBuffer())));
 }
 
+// src/transport.ts
+function fetchTransport(fetchFn) {
+  return async (req) => {
+    let res;
+    try {
+      res = await fetchFn(req.url, { method: "PUT", body: req.body, headers: req.headers, signal: req.signal ?? null });
+    } catch (e) {
+      if (req.signal?.aborted) throw req.signal.reason ?? e;
+      throw new NetworkError(`part ${req.part}: no answer`, e);
+    }
+    await res.body?.cancel().catch(() => {
+    });
+    if (!res.ok) throw new NetworkError(`part ${req.part}: S3 answered ${res.status}`, void 0);
+  };
+}
+function xhrTransport(make = () => new XMLHttpRequest()) {
+  return (req) => new Promise((resolve, reject) => {
+    const signal = req.signal;
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const xhr = make();
+    const cancel = () => xhr.abort();
+    const settle = (err) => {
+      signal?.removeEventListener("abort", cancel);
+      if (err === void 0) resolve();
+      else reject(err);
+    };
+    xhr.open("PUT", req.url);
+    for (const [name, value] of Object.entries(req.headers)) xhr.setRequestHeader(name, value);
+    xhr.upload.onprogress = (e) => req.onProgress?.(e.loaded);
+    xhr.onload = () => settle(xhr.status >= 200 && xhr.status < 300 ? void 0 : new NetworkError(`part ${req.part}: S3 answered ${xhr.status}`, void 0));
+    xhr.onerror = () => settle(new NetworkError(`part ${req.part}: no answer`, void 0));
+    xhr.ontimeout = xhr.onerror;
+    xhr.onabort = () => settle(signal?.reason ?? new NetworkError(`part ${req.part}: aborted`, void 0));
+    signal?.addEventListener("abort", cancel, { once: true });
+    xhr.send(req.body);
+  });
+}
+
 // src/uploads.ts
 var MemoryStorage = class {
   constructor() {
@@ -551,11 +592,15 @@ var MemoryStorage = class {
   }
 };
 var maxRounds = 5;
+var minPartSize = 5 << 20;
 var UploadManager = class {
   constructor(client, opts = {}) {
     this.client = client;
     this.storage = opts.storage ?? new MemoryStorage();
     this.prefix = opts.prefix ?? "guidepost.upload.";
+    this.transport = opts.partTransport ?? fetchTransport((url, init) => client.fetch(url, init));
+    this.partSize = Math.max(opts.partSize ?? minPartSize, minPartSize);
+    this.partChecksums = opts.partChecksums ?? true;
   }
   /** Sends a photo and returns it as the server accepted it (pending, or an earlier copy). */
   async send(file, opts = {}) {
@@ -621,8 +666,13 @@ var UploadManager = class {
     }
     if (!upload) {
       saved.content_type ?? (saved.content_type = await photoType(file));
+      const body = { bytes: file.size, sha256: saved.sha256, content_type: saved.content_type };
+      if (this.partChecksums) {
+        body.part_size = this.partSize;
+        body.part_sha256 = await partSums(file, this.partSize);
+      }
       const res = await this.client.call("post", "/v1/uploads", {
-        body: { bytes: file.size, sha256: saved.sha256, content_type: saved.content_type },
+        body,
         headers: { "Idempotency-Key": saved.idempotency_key },
         signal
       });
@@ -637,7 +687,15 @@ var UploadManager = class {
       progress("sending", held);
       try {
         for (const part of todo) {
-          await this.put(file, upload, part, signal);
+          const base = held;
+          await this.transport({
+            part: part.number,
+            url: part.url,
+            body: slice(file, upload, part),
+            headers: part.headers ?? {},
+            signal,
+            onProgress: (n) => progress("sending", base + Math.min(n, part.bytes))
+          });
           held += part.bytes;
           progress("sending", held);
         }
@@ -653,26 +711,19 @@ var UploadManager = class {
       upload = again;
     }
   }
-  /** The parts to send: those the server lists as missing, and those it holds with other bytes than ours. */
+  /**
+   * The parts to send: those the server lists as missing, and those it
+   * holds with other bytes than ours. A part whose URL signs its checksum
+   * (headers) was verified by S3 as it arrived: no need to check its MD5.
+   */
   async missing(file, u) {
     const out = [...u.parts];
     for (const p of u.received) {
+      if (p.headers && Object.keys(p.headers).length > 0) continue;
       const bytes = new Uint8Array(await slice(file, u, p).arrayBuffer());
       if (p.etag?.replace(/"/g, "") !== md5Hex(bytes) || p.bytes !== bytes.length) out.push(p);
     }
     return out.sort((a, b) => a.number - b.number);
-  }
-  async put(file, u, part, signal) {
-    let res;
-    try {
-      res = await this.client.fetch(part.url, { method: "PUT", body: slice(file, u, part), signal: signal ?? null });
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason ?? e;
-      throw new NetworkError(`part ${part.number}: no answer`, e);
-    }
-    await res.body?.cancel().catch(() => {
-    });
-    if (!res.ok) throw new NetworkError(`part ${part.number}: S3 answered ${res.status}`, void 0);
   }
   async current(id, signal) {
     try {
@@ -713,6 +764,11 @@ function slice(file, u, p) {
   const start = (p.number - 1) * u.part_size;
   return file.slice(start, start + p.bytes);
 }
+async function partSums(file, partSize) {
+  const sums = [];
+  for (let off = 0; off < file.size; off += partSize) sums.push(await sha256Hex(file.slice(off, off + partSize)));
+  return sums;
+}
 function retryable(e) {
   if (e instanceof NetworkError) return true;
   return e instanceof ApiError && e.status === 409 && e.fields.some((f) => f.field === "parts" || f.field.startsWith("parts["));
@@ -737,8 +793,10 @@ export {
   SessionEndedError,
   UploadManager,
   describeError,
+  fetchTransport,
   md5Hex,
   parseEvents,
   photoType,
-  sha256Hex
+  sha256Hex,
+  xhrTransport
 };

@@ -749,7 +749,15 @@ export interface paths {
          *     byte is sent; completing spends it. Idempotency-Key works as on
          *     POST /v1/media; a replay gives fresh URLs. Declaring a file whose
          *     upload is open again (an app that lost the answer or its saved id)
-         *     is 200 with that upload, not a second one.
+         *     is 200 with that upload, not a second one (an upload of the same
+         *     file declared with other parts or part checksums is not that
+         *     upload).
+         *
+         *     Declare each part's SHA-256 too (part_sha256, with part_size, or
+         *     the server's 5 MiB parts) and every part URL signs its checksum:
+         *     the PUT carries the part's `headers`, and S3 itself refuses a part
+         *     cut off or altered on the way instead of keeping it. Without them,
+         *     the URLs sign only each part's size.
          */
         post: operations["createUpload"];
         delete?: never;
@@ -790,8 +798,13 @@ export interface paths {
          * @description Checks the real size, the type from the magic bytes (it must be the
          *     declared one) and the pixel count from the header, with the rules of
          *     POST /v1/media (413, 415, 422; a refused file is deleted and the
-         *     upload is over). Parts not received: 409 naming them in
-         *     errors[].field "parts" (the upload stays open). Otherwise 202 with the
+         *     upload is over). Parts not received as declared: 409, nothing
+         *     joined and no photo made, the upload still open; errors[] names
+         *     them all under the field "parts" (code incomplete, "missing: 2,
+         *     3"), and each one S3 holds at another size or with another SHA-256
+         *     than declared under "parts[N]", N its number (code mismatch).
+         *     Send those again (GET the upload for fresh URLs) and complete
+         *     again. Otherwise 202 with the
          *     photo pending, exactly as POST /v1/media answers; completing again
          *     answers with the same photo.
          */
@@ -1436,12 +1449,40 @@ export interface components {
             /** @description Exact, after this like or unlike. */
             like_count: number;
         };
+        /** @description What POST /v1/uploads declares: the file, and optionally its parts. */
+        UploadDeclaration: {
+            bytes: number;
+            /** @description Of the whole file; the worker checks it, and a photo whose bytes differ fails. */
+            sha256: string;
+            /** @enum {string} */
+            content_type: "image/jpeg" | "image/png" | "image/webp" | "image/heic" | "image/heif";
+            /** @description Every part but the last has this size (S3's bounds: 5 MiB to 5 GiB). Default: the server's, 5 MiB. */
+            part_size?: number;
+            /**
+             * @description Each part's SHA-256 in hex, in order: one per part of
+             *     part_size bytes, ceil(bytes / part_size) in all (else
+             *     400 naming part_sha256, or part_sha256[i] for a
+             *     malformed one). The part URLs then sign them.
+             */
+            part_sha256?: string[];
+        };
         UploadPart: {
             number: number;
             /** @description Exactly this many bytes: the size is signed into the URL. */
             bytes: number;
-            /** @description A presigned S3 URL: PUT the part's bytes there, with no other header needed, until the upload's urls_expire_at. */
+            /** @description A presigned S3 URL: PUT the part's bytes there, with the `headers` given (if any) and no other header needed, until the upload's urls_expire_at. */
             url: string;
+            /**
+             * @description Only when the upload declared part checksums (part_sha256): the
+             *     headers signed into the URL, which the PUT must carry as they
+             *     are (today `x-amz-checksum-sha256`, the part's SHA-256 in
+             *     base64). S3 then hashes what arrives and refuses a part cut off
+             *     or altered on the way (400, or a reset connection), keeping
+             *     nothing of it; a PUT without them is 403.
+             */
+            headers?: {
+                [key: string]: string;
+            };
             /** @description Received parts only: the MD5 of the bytes S3 holds for the part, in quotes. */
             etag?: string;
         };
@@ -1457,16 +1498,23 @@ export interface components {
             bytes: number;
             sha256: string;
             content_type: components["schemas"]["PhotoType"];
-            /** @description Every part but the last has this size (5 MiB). */
+            /** @description Every part but the last has this size: the declared part_size, or the server's (5 MiB). */
             part_size: number;
-            /** @description The parts still to send, in order, with fresh URLs. */
+            /**
+             * @description The parts still to send, in order, with fresh URLs: those S3 does
+             *     not hold, and those it holds at another size than declared or,
+             *     when part checksums were declared, with another SHA-256.
+             */
             parts: components["schemas"]["UploadPart"][];
             /**
-             * @description The parts S3 holds, each with its ETag (the MD5 of what arrived)
-             *     and a URL to send it again. Compare each ETag with your part's
-             *     MD5 and send a part again when they differ: S3 keeps no part whose
-             *     PUT was cut off, but some S3-compatible servers (versitygw) keep
-             *     one zero-filled. The worker checks the whole file's SHA-256 anyway.
+             * @description The parts S3 holds as declared, each with its ETag (the MD5 of
+             *     what arrived) and a URL to send it again. With part checksums
+             *     declared, S3 verified each one's SHA-256 and these are whole.
+             *     Without, compare each ETag with your part's MD5 and send a part
+             *     again when they differ: S3 keeps no part whose PUT was cut off,
+             *     but some S3-compatible servers (versitygw) keep one zero-filled
+             *     at its full size. The worker checks the whole file's SHA-256
+             *     anyway.
              */
             received: components["schemas"]["UploadPart"][];
             /**
@@ -2912,13 +2960,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    bytes: number;
-                    /** @description Of the whole file; the worker checks it, and a photo whose bytes differ fails. */
-                    sha256: string;
-                    /** @enum {string} */
-                    content_type: "image/jpeg" | "image/png" | "image/webp" | "image/heic" | "image/heif";
-                };
+                "application/json": components["schemas"]["UploadDeclaration"];
             };
         };
         responses: {

@@ -2,6 +2,7 @@ import type { GuidepostClient } from "./client.js";
 import { ApiError, NetworkError } from "./errors.js";
 import { md5Hex, sha256Hex } from "./md5.js";
 import { randomId } from "./random.js";
+import { fetchTransport, type PartTransport } from "./transport.js";
 import type { Media, Schemas, Upload } from "./types.js";
 
 /**
@@ -44,7 +45,11 @@ export interface SavedUpload {
 
 export interface UploadProgress {
   phase: "hashing" | "sending" | "completing" | "done";
-  /** Bytes the server or S3 holds. */
+  /**
+   * Bytes the server or S3 holds, and, with a transport that reports it
+   * (xhrTransport), those of the part on its way. After a cut connection
+   * it may step back to what S3 holds.
+   */
   sent: number;
   total: number;
 }
@@ -59,9 +64,28 @@ export interface SendOptions {
 }
 
 type PhotoType = Schemas["PhotoType"];
+type Part = Upload["parts"][number];
 
 /** Most rounds of "send what is missing, complete" before giving up. */
 const maxRounds = 5;
+
+/** S3's smallest part but the last, and the server's default part size. */
+const minPartSize = 5 << 20;
+
+export interface UploadManagerOptions {
+  storage?: KeyValueStorage;
+  prefix?: string;
+  /** How parts go to S3: fetchTransport (the client's fetch) by default, or xhrTransport() for upload progress. */
+  partTransport?: PartTransport;
+  /** Bytes of every part but the last of a direct upload; at least 5 MiB (the default). */
+  partSize?: number;
+  /**
+   * Declare each part's SHA-256 (true by default), so that S3 refuses a
+   * part cut off or altered on the way. Turn off only for a bucket whose
+   * CORS rules do not allow the x-amz-checksum-sha256 header.
+   */
+  partChecksums?: boolean;
+}
 
 /**
  * Uploads photos by either route, resumably: the state of each upload is
@@ -73,13 +97,19 @@ const maxRounds = 5;
 export class UploadManager {
   private readonly storage: KeyValueStorage;
   private readonly prefix: string;
+  private readonly transport: PartTransport;
+  private readonly partSize: number;
+  private readonly partChecksums: boolean;
 
   constructor(
     private readonly client: GuidepostClient,
-    opts: { storage?: KeyValueStorage; prefix?: string } = {},
+    opts: UploadManagerOptions = {},
   ) {
     this.storage = opts.storage ?? new MemoryStorage();
     this.prefix = opts.prefix ?? "guidepost.upload.";
+    this.transport = opts.partTransport ?? fetchTransport((url, init) => client.fetch(url, init));
+    this.partSize = Math.max(opts.partSize ?? minPartSize, minPartSize);
+    this.partChecksums = opts.partChecksums ?? true;
   }
 
   /** Sends a photo and returns it as the server accepted it (pending, or an earlier copy). */
@@ -163,8 +193,15 @@ export class UploadManager {
     }
     if (!upload) {
       saved.content_type ??= await photoType(file);
+      const body: Schemas["UploadDeclaration"] = { bytes: file.size, sha256: saved.sha256!, content_type: saved.content_type as PhotoType };
+      if (this.partChecksums) {
+        // The whole declaration goes again under the same Idempotency-Key
+        // after a restart: the same file hashes to the same parts.
+        body.part_size = this.partSize;
+        body.part_sha256 = await partSums(file, this.partSize);
+      }
       const res = await this.client.call("post", "/v1/uploads", {
-        body: { bytes: file.size, sha256: saved.sha256!, content_type: saved.content_type as PhotoType },
+        body,
         headers: { "Idempotency-Key": saved.idempotency_key },
         signal,
       });
@@ -179,7 +216,15 @@ export class UploadManager {
       progress("sending", held);
       try {
         for (const part of todo) {
-          await this.put(file, upload, part, signal);
+          const base = held;
+          await this.transport({
+            part: part.number,
+            url: part.url,
+            body: slice(file, upload, part),
+            headers: part.headers ?? {},
+            signal,
+            onProgress: (n) => progress("sending", base + Math.min(n, part.bytes)),
+          });
           held += part.bytes;
           progress("sending", held);
         }
@@ -197,26 +242,19 @@ export class UploadManager {
     }
   }
 
-  /** The parts to send: those the server lists as missing, and those it holds with other bytes than ours. */
-  private async missing(file: Blob, u: Upload): Promise<Upload["parts"]> {
+  /**
+   * The parts to send: those the server lists as missing, and those it
+   * holds with other bytes than ours. A part whose URL signs its checksum
+   * (headers) was verified by S3 as it arrived: no need to check its MD5.
+   */
+  private async missing(file: Blob, u: Upload): Promise<Part[]> {
     const out = [...u.parts];
     for (const p of u.received) {
+      if (p.headers && Object.keys(p.headers).length > 0) continue;
       const bytes = new Uint8Array(await slice(file, u, p).arrayBuffer());
       if (p.etag?.replace(/"/g, "") !== md5Hex(bytes) || p.bytes !== bytes.length) out.push(p);
     }
     return out.sort((a, b) => a.number - b.number);
-  }
-
-  private async put(file: Blob, u: Upload, part: Upload["parts"][number], signal?: AbortSignal): Promise<void> {
-    let res: Response;
-    try {
-      res = await this.client.fetch(part.url, { method: "PUT", body: slice(file, u, part), signal: signal ?? null });
-    } catch (e) {
-      if (signal?.aborted) throw signal.reason ?? e;
-      throw new NetworkError(`part ${part.number}: no answer`, e);
-    }
-    await res.body?.cancel().catch(() => {});
-    if (!res.ok) throw new NetworkError(`part ${part.number}: S3 answered ${res.status}`, undefined);
   }
 
   private async current(id: string, signal?: AbortSignal): Promise<Upload | undefined> {
@@ -262,6 +300,13 @@ export class UploadManager {
 function slice(file: Blob, u: Upload, p: { number: number; bytes: number }): Blob {
   const start = (p.number - 1) * u.part_size;
   return file.slice(start, start + p.bytes);
+}
+
+/** Each part's SHA-256 (hex), in parts of partSize, with WebCrypto. */
+async function partSums(file: Blob, partSize: number): Promise<string[]> {
+  const sums: string[] = [];
+  for (let off = 0; off < file.size; off += partSize) sums.push(await sha256Hex(file.slice(off, off + partSize)));
+  return sums;
 }
 
 /** A cut connection, an S3 refusal, or 409 for parts missing: worth asking the server what it holds. */

@@ -2,10 +2,20 @@
 // and the S3 server we ship: a connection dropped mid-part, a cancel, and
 // a restart that resumes from saved state.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import http from "node:http";
 import { test } from "node:test";
-import { ApiError, MemoryStorage, UploadManager, type UploadProgress } from "../src/index.js";
-import { paddedJPEG, photo, ready, signedUp } from "./helpers.js";
+import {
+  ApiError,
+  MemoryStorage,
+  NetworkError,
+  UploadManager,
+  xhrTransport,
+  type Upload,
+  type UploadProgress,
+} from "../src/index.js";
+import { baseUrl, paddedJPEG, photo, ready, signedUp } from "./helpers.js";
+import { NodeXMLHttpRequest } from "./xhr.js";
 
 const MiB = 1 << 20;
 
@@ -31,7 +41,7 @@ test("direct: a connection dropped mid-part is resumed, the cut part sent again"
         puts++;
         if (!cut) {
           cut = true;
-          await dropMidBody(String(input), init.body as Blob, 0.4);
+          await dropMidBody(String(input), init.body as Blob, 0.4, init.headers);
           throw new TypeError("fetch failed"); // what fetch throws for a reset connection
         }
       }
@@ -104,11 +114,12 @@ test("direct: an upload aborted is forgotten, and its slot freed", async () => {
   assert.ok(state === "aborted" || state === 404, `after abort: ${String(state)}`);
 });
 
-/** PUTs the first fraction of body to url and resets the connection. */
-async function dropMidBody(url: string, body: Blob, fraction: number): Promise<void> {
+/** PUTs the first fraction of body to url, with the part's signed headers, and resets the connection. */
+async function dropMidBody(url: string, body: Blob, fraction: number, headers?: HeadersInit): Promise<void> {
   const bytes = new Uint8Array(await body.arrayBuffer());
   await new Promise<void>((resolve) => {
-    const req = http.request(url, { method: "PUT", headers: { "Content-Length": bytes.length } });
+    const signed = Object.fromEntries(new Headers(headers).entries());
+    const req = http.request(url, { method: "PUT", headers: { ...signed, "Content-Length": bytes.length } });
     req.on("error", () => resolve());
     req.write(bytes.subarray(0, Math.floor(bytes.length * fraction)), () => {
       setTimeout(() => {
@@ -118,3 +129,127 @@ async function dropMidBody(url: string, body: Blob, fraction: number): Promise<v
     });
   });
 }
+
+/** Each part's hex SHA-256, in parts of partSize, with node:crypto (not the client's WebCrypto). */
+async function partSums(file: Blob, partSize: number): Promise<string[]> {
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const out: string[] = [];
+  for (let off = 0; off < bytes.length; off += partSize) {
+    out.push(createHash("sha256").update(bytes.subarray(off, off + partSize)).digest("hex"));
+  }
+  return out;
+}
+
+/** The SHA-256 that S3 checks, as the x-amz-checksum-sha256 header carries it. */
+function base64Sum(bytes: Uint8Array): string {
+  return createHash("sha256").update(bytes).digest("base64");
+}
+
+const partOf = (url: string) => Number(new URL(url).searchParams.get("partNumber"));
+
+test("direct: parts declared with their SHA-256; one cut mid-body is not kept, listed missing, and sent again", async () => {
+  const file = paddedJPEG(11 * MiB); // three parts
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  let declared: { part_size?: number; part_sha256?: string[] } | undefined;
+  const signed = new Map<number, string | null>();
+  const listed: { parts: number[]; received: number[] }[] = [];
+  let cut = false;
+  const c = await signedUp({
+    fetch: async (input, init) => {
+      const url = String(input);
+      const path = new URL(url).pathname;
+      if (init?.method === "POST" && path === "/v1/uploads") declared = JSON.parse(String(init.body));
+      if (init?.method === "PUT") {
+        signed.set(partOf(url), new Headers(init.headers).get("x-amz-checksum-sha256"));
+        if (!cut && partOf(url) === 2) {
+          cut = true;
+          await dropMidBody(url, init.body as Blob, 0.4, init.headers);
+          throw new TypeError("fetch failed");
+        }
+      }
+      const res = await fetch(input, init);
+      if (init?.method === "GET" && /^\/v1\/uploads\/[^/]+$/.test(path)) {
+        const u = (await res.clone().json()) as Upload;
+        listed.push({ parts: u.parts.map((p) => p.number), received: u.received.map((p) => p.number) });
+      }
+      return res;
+    },
+  });
+  const m = await new UploadManager(c).send(file, { route: "direct" });
+  assert.ok(cut);
+  assert.equal(declared?.part_size, 5 * MiB);
+  assert.deepEqual(declared?.part_sha256, await partSums(file, 5 * MiB));
+  for (const n of [1, 2, 3]) {
+    const part = bytes.subarray((n - 1) * 5 * MiB, n * 5 * MiB);
+    assert.equal(signed.get(n), base64Sum(part), `part ${n} carried its signed checksum`);
+  }
+  assert.deepEqual(listed[0], { parts: [2, 3], received: [1] }, "the part cut at 40 % is listed missing, not received");
+  const shot = await ready(c, m.id);
+  assert.equal(shot.bytes, file.size);
+  assert.equal(shot.sha256, createHash("sha256").update(bytes).digest("hex"));
+});
+
+test("direct: a part of wrong bytes is refused by S3 and sent again right", async () => {
+  const file = paddedJPEG(6 * MiB); // two parts
+  let refused: number | "reset" | undefined;
+  const c = await signedUp({
+    fetch: async (input, init) => {
+      if (init?.method === "PUT" && refused === undefined && partOf(String(input)) === 2) {
+        const wrong = new Uint8Array(await (init.body as Blob).arrayBuffer());
+        wrong[10] = (wrong[10] ?? 0) ^ 1;
+        try {
+          const res = await fetch(input, { ...init, body: new Blob([wrong]) });
+          refused = res.status;
+          return res;
+        } catch (e) {
+          refused = "reset"; // S3 may refuse before the body ends
+          throw e;
+        }
+      }
+      return fetch(input, init);
+    },
+  });
+  const m = await new UploadManager(c).send(file, { route: "direct" });
+  assert.ok(refused === 400 || refused === "reset", `a part with a byte changed: ${String(refused)}`);
+  const shot = await ready(c, m.id);
+  assert.equal(shot.sha256, createHash("sha256").update(new Uint8Array(await file.arrayBuffer())).digest("hex"));
+});
+
+test("direct: the XHR transport reports bytes on their way; a cancel mid-part resumes from what S3 holds", async () => {
+  const c = await signedUp();
+  const file = paddedJPEG(11 * MiB);
+  const storage = new MemoryStorage();
+  const transport = xhrTransport(() => new NodeXMLHttpRequest() as unknown as XMLHttpRequest);
+  const controller = new AbortController();
+  const before: number[] = [];
+  await assert.rejects(
+    new UploadManager(c, { storage, partTransport: transport }).send(file, {
+      key: "xhr",
+      route: "direct",
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.phase !== "sending") return;
+        before.push(p.sent);
+        if (p.sent > 7 * MiB) controller.abort(new Error("the user cancelled"));
+      },
+    }),
+    /cancelled/,
+  );
+  assert.ok(before.some((n) => n > 0 && n < 5 * MiB), `progress within part 1: ${before.join(" ")}`);
+  assert.ok(before.some((n) => n > 5 * MiB && n < 10 * MiB), `progress within part 2: ${before.join(" ")}`);
+  assert.deepEqual(before, [...before].sort((a, b) => a - b), "progress never goes back within a round");
+  const after: number[] = [];
+  const m = await new UploadManager(c, { storage, partTransport: transport }).send(file, {
+    key: "xhr",
+    route: "direct",
+    onProgress: (p) => p.phase === "sending" && after.push(p.sent),
+  });
+  assert.equal(after[0], 5 * MiB, "resumed from part 1, the one S3 holds: the cut part 2 was not kept");
+  assert.equal(after.at(-1), file.size);
+  assert.equal((await ready(c, m.id)).bytes, file.size);
+  // A refusal is a NetworkError naming the part and the status.
+  await assert.rejects(
+    transport({ part: 7, url: `${baseUrl}/v1/no-such-part`, body: new Blob(["x"]), headers: {} }),
+    (e: unknown) => e instanceof NetworkError && /part 7: S3 answered 404/.test(e.message),
+  );
+});
