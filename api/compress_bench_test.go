@@ -59,7 +59,7 @@ func seoulViewport(b *testing.B) []byte {
 		}
 	}
 	for i := range items {
-		items[i].ThumbURL = thumbs[items[i].ID]
+		items[i].CoverURLs.Thumbnail = thumbs[items[i].ID]
 	}
 	answer := itemsAnswer(items, false, cursorField(""),
 		answerField{"truncated", func(b []byte) []byte { return strconv.AppendBool(b, truncated) }})

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // Map answers (nearby, viewport) are the hottest routes, and encoding/json
@@ -70,15 +71,12 @@ func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
 	}
 	b = appendLikes(b, it)
 	b = appendMiddle(b, it)
-	if it.Cover.MediaID != "" {
-		b = appendNullable(b, it.ThumbURL)
-		b = append(b, "}}"...)
-	}
+	b = appendCoverURLs(b, it)
 	return appendTail(b, it)
 }
 
 // itemParts is a cached item's encoding cut where an answer splices in its
-// own values: distance, like count, liked_by_me and the thumbnail URL.
+// own values: distance, like count, liked_by_me and the cover's URLs.
 type itemParts struct{ head, middle, tail []byte }
 
 // appendFromParts writes the same bytes as appendItem's other branch,
@@ -101,11 +99,34 @@ func appendFromParts(b []byte, it *guides.Item, withDistance bool) []byte {
 	}
 	b = appendLikes(b, it)
 	b = append(b, p.middle...)
-	if it.Cover.MediaID != "" {
-		b = appendNullable(b, it.ThumbURL)
-		b = append(b, "}}"...)
-	}
+	b = appendCoverURLs(b, it)
 	return append(b, p.tail...)
+}
+
+// appendCoverURLs ends the cover with this answer's URLs: made per answer,
+// never cached, since presigned ones expire.
+func appendCoverURLs(b []byte, it *guides.Item) []byte {
+	if it.Cover.MediaID == "" {
+		return b
+	}
+	u := &it.CoverURLs
+	b = appendNullable(b, u.Thumbnail)
+	b = append(b, `,"marker":`...)
+	b = appendNullable(b, u.Marker)
+	b = append(b, `,"formats":`...)
+	if u.Formats == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, f := range u.Formats {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, string(f))
+		}
+		b = append(b, ']')
+	}
+	return append(b, "}}"...)
 }
 
 // appendHead writes the item up to its coordinates.
@@ -131,8 +152,8 @@ func appendLikes(b []byte, it *guides.Item) []byte {
 	return strconv.AppendBool(b, it.LikedByMe)
 }
 
-// appendMiddle writes photo count, tags and the cover up to its thumbnail
-// URL (the cover's end is the caller's).
+// appendMiddle writes photo count, tags and the cover up to its URLs (the
+// cover's end is appendCoverURLs').
 func appendMiddle(b []byte, it *guides.Item) []byte {
 	b = append(b, `,"photo_count":`...)
 	b = strconv.AppendInt(b, int64(it.PhotoCount), 10)
@@ -153,7 +174,20 @@ func appendMiddle(b []byte, it *guides.Item) []byte {
 	b = appendString(b, string(it.Cover.Status))
 	b = append(b, `,"thumbhash":`...)
 	b = appendNullable(b, it.Cover.ThumbHash)
+	b = append(b, `,"width":`...)
+	b = appendSize(b, it.Cover, it.Cover.Width)
+	b = append(b, `,"height":`...)
+	b = appendSize(b, it.Cover, it.Cover.Height)
 	return append(b, `,"urls":{"thumbnail":`...)
+}
+
+// appendSize writes a cover's width or height: null until it is ready, as
+// a Media's.
+func appendSize(b []byte, c guides.Cover, n int) []byte {
+	if c.Status != media.StatusReady || n <= 0 {
+		return append(b, "null"...)
+	}
+	return strconv.AppendInt(b, int64(n), 10)
 }
 
 func appendTail(b []byte, it *guides.Item) []byte {

@@ -10,6 +10,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
+	"github.com/guidepost/guidepost/media/photo"
 )
 
 // guideItemJSON and toItemsJSON are the list items' wire form as
@@ -33,8 +35,12 @@ type coverJSON struct {
 	ID        string  `json:"id"`
 	Status    string  `json:"status"`
 	ThumbHash *string `json:"thumbhash"`
+	Width     *int    `json:"width"`
+	Height    *int    `json:"height"`
 	URLs      struct {
-		Thumbnail *string `json:"thumbnail"`
+		Thumbnail *string          `json:"thumbnail"`
+		Marker    *string          `json:"marker"`
+		Formats   []photo.Encoding `json:"formats"`
 	} `json:"urls"`
 }
 
@@ -53,7 +59,10 @@ func toItemsJSON(items []guides.Item, withDistance bool) []guideItemJSON {
 		}
 		if it.Cover.MediaID != "" {
 			c := &coverJSON{ID: it.Cover.MediaID, Status: string(it.Cover.Status), ThumbHash: nullable(it.Cover.ThumbHash)}
-			c.URLs.Thumbnail = nullable(it.ThumbURL)
+			if it.Cover.Status == media.StatusReady && it.Cover.Width > 0 {
+				c.Width, c.Height = &it.Cover.Width, &it.Cover.Height
+			}
+			c.URLs.Thumbnail, c.URLs.Marker, c.URLs.Formats = nullable(it.CoverURLs.Thumbnail), nullable(it.CoverURLs.Marker), it.CoverURLs.Formats
 			out[i].Cover = c
 		}
 	}
@@ -82,7 +91,8 @@ func TestCachedItemsEncodeFromTheirParts(t *testing.T) {
 		items[i].DistanceM += 1.25
 		items[i].LikeCount += 7
 		items[i].LikedByMe = !items[i].LikedByMe
-		items[i].ThumbURL = "https://s3.example/other.jpg?i=" + strconv.Itoa(i)
+		items[i].CoverURLs = media.CoverURLs{Thumbnail: "https://s3.example/other.jpg?i=" + strconv.Itoa(i), Marker: "https://s3.example/m.jpg",
+			Formats: []photo.Encoding{photo.EncodingJPEG}}
 	}
 	testEncodingMatches(t, items)
 }
@@ -95,10 +105,15 @@ func encodingCases() []guides.Item {
 			LikedByMe: true, PhotoCount: 4, Tags: []string{"history", "park"}, CreatedAt: created},
 		{ID: "b", Author: guides.Author{DisplayName: "<안나> & \"Ana\""}, Title: `Tom & Jerry's <café> "quoted" \ back`,
 			Lat: -0.0000001, Lng: 126.98428200000001, DistanceM: 0, LikeCount: -1, Tags: []string{},
-			ThumbURL: "https://s3.example/t.jpg?X-Amz-Signature=ab&x=<y>",
-			Cover:    guides.Cover{MediaID: "m", Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI"}, CreatedAt: created.In(time.FixedZone("KST", 9*3600))},
-		{ID: "p", Title: "pending cover", Lat: -33.86785, Lng: 151.20732, Cover: guides.Cover{MediaID: "m2", Status: "pending"},
+			CoverURLs: media.CoverURLs{Thumbnail: "https://s3.example/t.jpg?X-Amz-Signature=ab&x=<y>", Marker: "https://s3.example/m.jpg?s=<&>"},
+			Cover:     guides.Cover{MediaID: "m", Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI", Width: 4032, Height: 3024},
+			CreatedAt: created.In(time.FixedZone("KST", 9*3600))},
+		{ID: "p", Title: "pending cover", Lat: -33.86785, Lng: 151.20732, Cover: guides.Cover{MediaID: "m2", Status: "pending", Width: 10, Height: 10},
 			CreatedAt: created},
+		{ID: "q", Title: "public cover", Lat: 1, Lng: 2, CreatedAt: created,
+			CoverURLs: media.CoverURLs{Thumbnail: "https://cdn.example/media/q/v/thumbnail.jpg", Marker: "https://cdn.example/media/q/v/marker.jpg",
+				Formats: []photo.Encoding{photo.EncodingJPEG, photo.EncodingWebP, photo.EncodingAVIF}},
+			Cover: guides.Cover{MediaID: "q", Status: "ready", Width: 1, Height: 2}},
 		{ID: "c", Title: "ctl\x00\x1f\n\t\u2028\u2029 서울 \xff\xfe bad", Lat: 90, Lng: -180, DistanceM: 1234567.891,
 			LikeCount: math.MaxInt64, Tags: []string{"", "태그", "a\"b"}, CreatedAt: time.Time{}},
 		{ID: "d", Title: "", Lat: 1e-7, Lng: 123456789012345678901234.0, DistanceM: 0.004999, CreatedAt: created.Add(time.Nanosecond)},

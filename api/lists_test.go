@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/guidepost/guidepost/idempotency"
+	"github.com/guidepost/guidepost/media"
 )
 
 // upload sends a photo and returns its id (the answer checked like any).
@@ -106,6 +107,48 @@ func TestListItemsShowTheViewersOwnLikesAtOnce(t *testing.T) {
 	c.call("DELETE", "/v1/guides/"+id+"/like", bob, nil).json(t, &st)
 	if it := one(near, bob); it.LikedByMe || it.LikeCount != 0 {
 		t.Errorf("right after the unlike: %+v", it)
+	}
+}
+
+// A ready cover in a list has the photo's size and the thumbnail's URL,
+// the same as the photo's own answer. With presigned URLs that is the one
+// URL a list affords (each has its own ~400-byte signature): marker and
+// formats are null.
+func TestAReadyCoverCarriesItsSize(t *testing.T) {
+	c := newContract(t)
+	_, alice := c.guest()
+	photo := c.upload(alice, "photo.jpg")
+	if err := c.media.Derive(context.Background(), media.DeriveTask{MediaID: photo}); err != nil {
+		t.Fatal(err)
+	}
+	c.newGuide(alice, map[string]any{"title": "Ready", "lat": 37.5826, "lng": 126.9836, "media_ids": []string{photo}})
+	var m struct {
+		URLs struct{ Thumbnail, Marker string } `json:"urls"`
+	}
+	c.call("GET", "/v1/media/"+photo, alice, nil).json(t, &m)
+	type cover struct {
+		ID            string `json:"id"`
+		Width, Height int
+		URLs          struct {
+			Thumbnail, Marker string
+			Formats           []string
+		} `json:"urls"`
+	}
+	for _, path := range []string{"/v1/guides/nearby?lat=37.5826&lng=126.9836&radius_m=50", "/v1/guides?bbox=126.98,37.58,126.99,37.59", "/v1/me/guides"} {
+		for range 2 { // the second answer comes from the warm tiles
+			var page struct {
+				Items []struct{ Cover *cover } `json:"items"`
+			}
+			c.call("GET", path, alice, nil).json(t, &page)
+			if len(page.Items) != 1 || page.Items[0].Cover == nil {
+				t.Fatalf("GET %s: %+v", path, page)
+			}
+			got := *page.Items[0].Cover
+			if got.ID != photo || got.Width != 640 || got.Height != 480 || got.URLs.Thumbnail != m.URLs.Thumbnail ||
+				got.URLs.Thumbnail == "" || got.URLs.Marker != "" || got.URLs.Formats != nil || m.URLs.Marker == "" {
+				t.Errorf("GET %s: cover %+v; the photo's URLs %+v", path, got, m.URLs)
+			}
+		}
 	}
 }
 

@@ -72,7 +72,19 @@ func TestModerationAnswersAsDocumented(t *testing.T) {
 	if r := c.call("GET", "/v1/guides/"+g.ID, reporter, nil); r.status != 404 {
 		t.Errorf("another viewer: %d", r.status)
 	}
+	// Likes go as reads do: not found for anyone else, its author's own.
+	for _, m := range []string{"PUT", "DELETE"} {
+		if r := c.call(m, "/v1/guides/"+g.ID+"/like", reporter, nil); r.status != 404 {
+			t.Errorf("%s like of the hidden guide by another: %d %s", m, r.status, r.raw)
+		}
+	}
+	if r := c.call("PUT", "/v1/guides/"+g.ID+"/like", author, nil); r.status != 200 || !strings.Contains(string(r.raw), `"like_count":1`) {
+		t.Errorf("the author likes their hidden guide: %d %s", r.status, r.raw)
+	}
 	act("restore", "guide", g.ID, 200)
+	if r := c.call("PUT", "/v1/guides/"+g.ID+"/like", reporter, nil); r.status != 200 || !strings.Contains(string(r.raw), `"like_count":2`) {
+		t.Errorf("a like once restored: %d %s", r.status, r.raw)
+	}
 	act("dismiss", "user", authorID, 200)
 	act("suspend", "user", authorID, 200)
 	act("unsuspend", "user", authorID, 200)

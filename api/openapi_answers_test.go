@@ -44,6 +44,7 @@ type contract struct {
 	doc   *openapi3.T
 	db    *gsql.DB
 	cache *cache.Guides
+	media *media.Service
 }
 
 func newContract(t *testing.T) *contract {
@@ -77,7 +78,7 @@ func newContract(t *testing.T) *contract {
 			moderation.Config{AutoHideReports: 2})})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
-	return &contract{t: t, srv: srv, doc: doc, db: db, cache: c}
+	return &contract{t: t, srv: srv, doc: doc, db: db, cache: c, media: mediaSvc}
 }
 
 // realMedia is a database of the test's own and the photo service on it,

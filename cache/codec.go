@@ -16,7 +16,7 @@ import (
 // tile of a thousand guides must cost far less than querying it.
 // The version is in the Redis keys too (see key), so processes of two
 // releases never read each other's entries.
-const codecVersion = 3
+const codecVersion = 4
 
 var errCodec = errors.New("cache: malformed tile entry")
 
@@ -55,6 +55,8 @@ func encodeEntry(e *entry) []byte {
 		b = appendUUID(b, it.Cover.MediaID)
 		b = appendString(b, string(it.Cover.Status))
 		b = appendString(b, it.Cover.ThumbHash)
+		b = binary.AppendUvarint(b, uint64(it.Cover.Width))
+		b = binary.AppendUvarint(b, uint64(it.Cover.Height))
 		b = appendVariants(b, it.Cover.Variants)
 	}
 	return b
@@ -174,6 +176,7 @@ func decodeEntry(tile int64, b []byte) (*entry, error) {
 			it.Cover.MediaID = r.uuid()
 			it.Cover.Status = media.Status(r.string())
 			it.Cover.ThumbHash = r.string()
+			it.Cover.Width, it.Cover.Height = int(r.uvarint(1<<20)), int(r.uvarint(1<<20))
 			it.Cover.Variants = r.variants()
 		}
 		if r.err != nil {

@@ -16,7 +16,7 @@ func TestEntryRoundTripsThroughTheRedisCodec(t *testing.T) {
 		{ID: uuid.NewString(), Author: guides.Author{ID: uuid.NewString(), DisplayName: "안나 Ana"}, PhotoCount: 3,
 			Title: "서울 café ☕", Lat: 37.56650000000001, Lng: 126.978, LikeCount: 12,
 			Tags: []string{"food", "night"}, CreatedAt: at,
-			Cover: guides.Cover{MediaID: uuid.NewString(), Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI"}},
+			Cover: guides.Cover{MediaID: uuid.NewString(), Status: "ready", ThumbHash: "1QcSHQRnh493V4dIh4eXh1h4kJUI", Width: 4032, Height: 3024}},
 		{ID: uuid.NewString(), Author: guides.Author{ID: uuid.NewString()}, Title: "", Lat: -0.0, Lng: 0, Tags: []string{}, CreatedAt: at},
 	}}, time.Now().UnixNano())
 	got, err := decodeEntry(e.tile, encodeEntry(e))

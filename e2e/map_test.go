@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -241,19 +243,64 @@ func pinGuide(b *browser) string {
 }
 
 // openGuide closes the guide panel, clicks the guide's marker and checks
-// the panel shows its photo: the ThumbHash placeholder, then the thumbnail.
+// the panel shows its photo: the ThumbHash placeholder, then the WebP
+// variant the browser chose from the srcset for the panel's width.
 func openGuide(b *browser, id string) {
 	b.t.Helper()
 	b.do("close the guide panel", chromedp.Click("#guide-close"))
 	at := markerAt(b, id)
 	b.do("click the pinned guide", chromedp.MouseClickXY(at.X, at.Y))
-	pollPage[bool](b, "the guide's photo: placeholder, then thumbnail", 20*time.Second, fmt.Sprintf(`(() => {
+	pollPage[bool](b, "the guide's photo: placeholder, then the photo", 20*time.Second, fmt.Sprintf(`(() => {
 		const g = document.getElementById('guide');
 		if (g.hidden || g.dataset.guideId !== %q) return false;
 		const ph = g.querySelector('.photo'), img = ph && ph.querySelector('img');
 		return !!img && ph.style.backgroundImage.startsWith('url("data:image/png') &&
 			img.complete && img.naturalWidth > 0 && img.classList.contains('loaded');
 	})()`, id))
+	// The photo (640×480: its small WebP is 540 px wide, the larger kinds
+	// 640) alone fills the 280 px panel at a pixel ratio of 1: the browser
+	// takes the smallest WebP wider than 280 px, the 540 px one.
+	variants := eval[[]struct {
+		Kind, Format, URL string
+		Width             int
+	}](b, fmt.Sprintf(`fetch('/v1/guides/%s').then((r) => r.json()).then((g) => g.media[0].urls.variants)`, id))
+	chosen := eval[struct {
+		Src, Type, Kind string
+		Width           int
+		Srcset          []string
+	}](b, `(() => {
+		const img = document.querySelector('#guide .photo img'), source = img.parentElement.querySelector('source');
+		return {Src: img.currentSrc, Type: source ? source.type : '', Width: img.naturalWidth,
+			Srcset: source ? source.srcset.split(', ') : []};
+	})()`)
+	// Objects compared by path: a presigned URL read in another hour
+	// carries another signature.
+	object := func(candidate string) string {
+		u, _ := url.Parse(candidate)
+		return u.Path
+	}
+	for i, c := range chosen.Srcset {
+		u, w, _ := strings.Cut(c, " ")
+		chosen.Srcset[i] = object(u) + " " + w
+	}
+	var webp []string
+	widths := map[int]bool{}
+	for _, v := range variants {
+		if v.Format == "webp" && v.Kind != "marker" && !widths[v.Width] {
+			widths[v.Width] = true
+			webp = append(webp, fmt.Sprintf("%s %dw", object(v.URL), v.Width))
+		}
+		if object(v.URL) == object(chosen.Src) {
+			chosen.Kind = v.Kind + "." + v.Format
+		}
+	}
+	if chosen.Type != "image/webp" || !slices.Equal(chosen.Srcset, webp) || len(webp) < 2 {
+		b.t.Fatalf("the panel's <source> %q offers %v; the photo's WebP variants are %v", chosen.Type, chosen.Srcset, webp)
+	}
+	// naturalWidth is in CSS pixels: the 540w candidate shown 280 px wide.
+	if chosen.Kind != "small.webp" || chosen.Width != 280 {
+		b.t.Fatalf("the panel shows %s (%s, %d px wide), want the 540 px WebP", chosen.Src, chosen.Kind, chosen.Width)
+	}
 }
 
 type point struct{ X, Y float64 }

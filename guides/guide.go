@@ -55,11 +55,11 @@ type Item struct {
 	Tags       []string
 	CreatedAt  time.Time
 	PhotoCount int
-	Cover      Cover    // the first photo, if any
-	ThumbURL   string   // filled in by the service
-	LikedByMe  bool     // filled in by the service for a signed-in viewer
-	Encoded    *Encoded // set by the cache: see Encoded
-	Hidden     *Hold    // the author's own list only: public lists hold no hidden guide
+	Cover      Cover           // the first photo, if any
+	CoverURLs  media.CoverURLs // filled in by the service, per answer (presigned URLs expire)
+	LikedByMe  bool            // filled in by the service for a signed-in viewer
+	Encoded    *Encoded        // set by the cache: see Encoded
+	Hidden     *Hold           // the author's own list only: public lists hold no hidden guide
 }
 
 // Cover is the first photo of a guide, enough for a list thumbnail.
@@ -67,6 +67,8 @@ type Cover struct {
 	MediaID   string // "" when the guide has no photo
 	Status    media.Status
 	ThumbHash string
+	Width     int // the photo's displayed size; 0 until known
+	Height    int
 	Variants  []media.Variant // nil when rendered before variants
 }
 
@@ -232,9 +234,9 @@ type Store interface {
 type MediaURLs interface {
 	// WithURLs fills a ready photo's URLs and variants.
 	WithURLs(ctx context.Context, v media.View) media.View
-	// ThumbURL is a cover's thumbnail URL from its variants (nil for a
+	// CoverURLs are a list cover's URLs from its variants (nil for a
 	// photo rendered before variants).
-	ThumbURL(ctx context.Context, mediaID string, variants []media.Variant) string
+	CoverURLs(ctx context.Context, mediaID string, variants []media.Variant) media.CoverURLs
 }
 
 // Clock tells the time; guidepost.Clock satisfies it.

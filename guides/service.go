@@ -298,14 +298,15 @@ func (s *Service) VectorTile(ctx context.Context, p VectorTileParams) ([]byte, e
 }
 
 // finish fills what a list item shows beyond its cached self: the cover's
-// thumbnail URL and, for a signed-in viewer, liked_by_me and the exact like
-// count read now (lists are shared by every viewer and may lag likes by a
-// second; a viewer's own like must show at once).
+// URLs (never cached: presigned ones expire) and, for a signed-in viewer,
+// liked_by_me and the exact like count read now (lists are shared by
+// every viewer and may lag likes by a second; a viewer's own like must
+// show at once).
 func (s *Service) finish(ctx context.Context, viewerID string, items []Item) error {
 	for i := range items {
 		it := &items[i]
 		if s.urls != nil && it.Cover.MediaID != "" && it.Cover.Status == media.StatusReady {
-			it.ThumbURL = s.urls.ThumbURL(ctx, it.Cover.MediaID, it.Cover.Variants)
+			it.CoverURLs = s.urls.CoverURLs(ctx, it.Cover.MediaID, it.Cover.Variants)
 		}
 	}
 	if viewerID == "" || len(items) == 0 {

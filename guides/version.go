@@ -95,8 +95,9 @@ func clusterTiles(q ClusterQuery) [4]int64 {
 
 // answerFormat changes whenever answers are encoded differently, so that
 // no client keeps an old encoding under a version the new one shares (2:
-// the guides layer of vector tiles carries author_id).
-const answerFormat = "2"
+// the guides layer of vector tiles carries author_id; 3: list covers
+// carry width, height, urls.marker and urls.formats).
+const answerFormat = "3"
 
 func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
 	if s.stamps == nil {
@@ -110,8 +111,8 @@ func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
 	b = append(b, answerFormat...)
 	b = binary.BigEndian.AppendUint64(b, stamp)
 	if lists {
-		// Cursors and thumbnail URLs are made per window: a new window,
-		// new answers.
+		// Cursors and cover URLs are made per window: a new window, new
+		// answers.
 		now := s.clock.Now().UTC()
 		b = strconv.AppendInt(b, now.Truncate(cursorIssueWindow).Unix(), 10)
 		b = strconv.AppendInt(b, now.Truncate(media.StableURLWindow).Unix(), 10)

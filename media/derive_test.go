@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"image/jpeg"
+	"net/url"
 	"reflect"
 	"strings"
 	"sync"
@@ -53,6 +54,36 @@ func TestDeriveIsIdempotent(t *testing.T) {
 	v, _ := e.svc.Get(context.Background(), m.ID, "")
 	if v.WebURL != "https://cdn.test/"+again.JPEGKey(media.KindWeb) || v.ThumbURL != "https://cdn.test/"+again.JPEGKey(media.KindThumb) || v.OriginalURL != "" {
 		t.Fatalf("public URLs: %+v", v)
+	}
+	coverExpandsToEveryVariant(t, e.svc.CoverURLs(context.Background(), m.ID, again.Variants), v)
+}
+
+// A list's cover under a public base: its URLs are the photo's, and every
+// variant's URL is the marker's with the file name <kind>.<ext>, for each
+// of the formats listed.
+func coverExpandsToEveryVariant(t *testing.T, c media.CoverURLs, v media.View) {
+	t.Helper()
+	if c.Thumbnail != v.ThumbURL || c.Marker != v.MarkerURL || c.Marker == "" || len(c.Formats) < 2 {
+		t.Fatalf("cover URLs %+v for a photo with %s, %s", c, v.ThumbURL, v.MarkerURL)
+	}
+	base, err := url.Parse(c.Marker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	expanded := map[string]bool{}
+	for _, kind := range []string{media.KindMarker, media.KindSmall, media.KindThumb, media.KindWeb} {
+		for _, f := range c.Formats {
+			ref, _ := url.Parse(kind + "." + f.Ext())
+			expanded[base.ResolveReference(ref).String()] = true
+		}
+	}
+	if len(v.VariantURLs) != len(expanded) {
+		t.Errorf("%d variants, the cover expands to %d", len(v.VariantURLs), len(expanded))
+	}
+	for _, x := range v.VariantURLs {
+		if !expanded[x.URL] {
+			t.Errorf("variant %s %s (%s) is not in the cover's expansion %v", x.Kind, x.Format, x.URL, expanded)
+		}
 	}
 }
 

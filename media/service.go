@@ -3,6 +3,8 @@ package media
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -292,13 +294,58 @@ func (s *Service) WithURLs(ctx context.Context, v View) View {
 	return v
 }
 
-// ThumbURL is the thumbnail JPEG's URL of a ready photo rendered with
-// variants (nil for one rendered before) or under the old fixed name.
-func (s *Service) ThumbURL(ctx context.Context, id string, variants []Variant) string {
-	key := ThumbKey(id)
-	if variants != nil {
-		key = jpegKey(Media{ID: id, Variants: variants}, KindThumb)
+// CoverURLs are what a list shows of a guide's cover: little enough that a
+// 40-item answer stays within 1.3× of what it was before covers had
+// markers and variants (README, "Lists and search"). A presigned URL is
+// ~400 bytes, a signature of its own that no encoding shares: a list
+// carries one (the thumbnail, as before). Under a public base the marker's
+// URL names the folder every variant is in.
+type CoverURLs struct {
+	Thumbnail string // the JPEG thumbnail, as before variants
+	// Marker is the JPEG marker crop's URL under a public base; "" with
+	// presigned URLs and for a photo rendered before variants.
+	Marker string
+	// Formats are the encodings each kind is stored in, when the marker
+	// is given: every variant's URL is then the marker's with its file
+	// name replaced by <kind>.<ext>, so a client builds a srcset from
+	// them.
+	Formats []photo.Encoding
+}
+
+// CoverURLs are the list URLs of a ready photo rendered with variants
+// (nil for one rendered before, under its old fixed names).
+func (s *Service) CoverURLs(ctx context.Context, id string, variants []Variant) CoverURLs {
+	m := Media{ID: id, Variants: variants}
+	var out CoverURLs
+	if variants == nil {
+		out.Thumbnail, _ = s.publicURL(ctx, ThumbKey(id))
+		return out
 	}
-	u, _ := s.publicURL(ctx, key)
-	return u
+	out.Thumbnail, _ = s.publicURL(ctx, jpegKey(m, KindThumb))
+	if key := jpegKey(m, KindMarker); key != "" && s.cfg.PublicBase != "" {
+		if out.Formats = sharedFormats(key, variants); out.Formats != nil {
+			out.Marker, _ = s.publicURL(ctx, key)
+		}
+	}
+	return out
+}
+
+// sharedFormats are the encodings of variants when every one of them
+// lies beside marker (the key of the marker's JPEG) as <kind>.<ext>, nil
+// otherwise.
+func sharedFormats(marker string, variants []Variant) []photo.Encoding {
+	dir := marker[:strings.LastIndexByte(marker, '/')+1]
+	var out []photo.Encoding
+	for _, v := range variants {
+		// v.Key == dir+v.Kind+"."+ext, without building it for every
+		// variant of every item of every list answer.
+		name, ok := strings.CutPrefix(v.Key, dir)
+		if !ok || !strings.HasPrefix(name, v.Kind) || name[len(v.Kind):] != "."+v.Format.Ext() {
+			return nil
+		}
+		if !slices.Contains(out, v.Format) {
+			out = append(out, v.Format)
+		}
+	}
+	return out
 }

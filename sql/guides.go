@@ -50,7 +50,7 @@ const itemColumns = `g.id::text, g.author_id::text, ` + authorName + `, g.title,
 	g.tags, g.created_at,
 	g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint,
 	` + photoCount + `,
-	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), c.variants`
+	coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), coalesce(c.width, 0), coalesce(c.height, 0), c.variants`
 
 // photoCount counts a guide's photos that are not hidden (moderation).
 const photoCount = `(SELECT count(*) FROM guide_media pc JOIN media pm ON pm.id = pc.media_id
@@ -69,15 +69,16 @@ const itemSource = `id, author_id, title, location, tags, created_at, like_count
 // its primary key for each of the guide's photos in order (OFFSET 0 keeps
 // the planner from turning that around into a scan of media and a sort).
 const itemJoins = `LEFT JOIN LATERAL (
-		SELECT m.id, m.status, m.thumbhash, m.variants FROM guide_media gm,
-			LATERAL (SELECT id, status, thumbhash, variants, hidden_at FROM media WHERE id = gm.media_id OFFSET 0) m
+		SELECT m.id, m.status, m.thumbhash, m.width, m.height, m.variants FROM guide_media gm,
+			LATERAL (SELECT id, status, thumbhash, width, height, variants, hidden_at FROM media WHERE id = gm.media_id OFFSET 0) m
 		WHERE gm.guide_id = g.id AND m.hidden_at IS NULL ORDER BY gm.position LIMIT 1
 	) c ON true`
 
 func scanItem(row pgx.Row, extra ...any) (guides.Item, error) {
 	var it guides.Item
 	dest := append([]any{&it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng, &it.Tags, &it.CreatedAt,
-		&it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash, (*variantsColumn)(&it.Cover.Variants)}, extra...)
+		&it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash,
+		&it.Cover.Width, &it.Cover.Height, (*variantsColumn)(&it.Cover.Variants)}, extra...)
 	err := row.Scan(dest...)
 	if it.Tags == nil {
 		it.Tags = []string{}

@@ -25,7 +25,7 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
 			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
 			`+photoCount+`,
-			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), c.variants
+			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), coalesce(c.width, 0), coalesce(c.height, 0), c.variants
 		FROM unnest($1::bigint[]) AS t(tile)
 		LEFT JOIN guide_tiles v ON v.tile = t.tile
 		LEFT JOIN LATERAL (
@@ -46,7 +46,7 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 	)
 	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng,
 		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash,
-		(*variantsColumn)(&it.Cover.Variants)}
+		&it.Cover.Width, &it.Cover.Height, (*variantsColumn)(&it.Cover.Variants)}
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
 			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})

@@ -54,6 +54,17 @@ func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState
 // the account row's cascade to delete uncounted.
 const liveUsers = `SELECT u.id FROM users u WHERE u.deleted_at IS NULL`
 
+// likeableBy keeps likes and unlikes to the guides g that the user in
+// col may read, as Guide decides: a guide hidden by moderation (a hold, or
+// its author's suspension) is its author's alone, so anyone else's like or
+// unlike is refused as for a guide that does not exist, and its count
+// never moves unseen. Its author may still like and unlike it, as they
+// still read it.
+func likeableBy(col string) string { return `(g.` + shown + ` OR g.author_id = ` + col + `)` }
+
+// likeable is likeableBy for a single request's user, $2.
+var likeable = likeableBy("$2")
+
 func errAccountDeleted() error {
 	return guidepost.Errorf(guidepost.EUNAUTHORIZED, "the account was deleted")
 }
@@ -70,6 +81,7 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			`+liveUsers+` AND u.id = $2 FOR SHARE
 		), ins AS (
 			INSERT INTO guide_likes (guide_id, user_id, created_at) SELECT $1::uuid, id, $3::timestamptz FROM live
+			WHERE EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+`)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $4, 1, clock_timestamp() FROM ins
@@ -80,13 +92,14 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 		       + (SELECT count(*) FROM bump), EXISTS (SELECT 1 FROM live)
-		FROM guides g WHERE g.id = $1`, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount, &live)
+		FROM guides g WHERE g.id = $1 AND `+likeable, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount, &live)
 		if err == nil && !live {
 			return guides.LikeState{}, errAccountDeleted()
 		}
 	} else {
 		err = s.db.Pool.QueryRow(ctx, `WITH del AS (
-			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2 RETURNING guide_id
+			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2
+				AND EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+`) RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $3, -1, clock_timestamp() FROM del
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n - 1, updated_at = clock_timestamp()
@@ -94,7 +107,7 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 		       - (SELECT count(*) FROM bump)
-		FROM guides g WHERE g.id = $1`, op.guide, op.user, rand.IntN(LikeShards)).Scan(&st.LikeCount)
+		FROM guides g WHERE g.id = $1 AND `+likeable, op.guide, op.user, rand.IntN(LikeShards)).Scan(&st.LikeCount)
 	}
 	if err != nil {
 		return guides.LikeState{}, writeError(err)
@@ -103,14 +116,28 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 	return st, nil
 }
 
+// roundCount is a guide's count after a round, and who may like it: ""
+// for anyone, its author's id while it is hidden (see likeable).
+type roundCount struct {
+	n       int64
+	onlyFor string
+}
+
+// likedBy is the count user's request is answered with; false when the
+// guide is not there for them.
+func (c roundCount) likedBy(user string, ok bool) (int64, bool) {
+	return c.n, ok && (c.onlyFor == "" || c.onlyFor == user)
+}
+
 // writeLikes writes a round of a batch (no pair twice, see rounds) in one
 // statement, so one commit: likes inserted and unlikes deleted, and each
 // guide's shard bumped once by exactly the rows inserted minus the rows
 // deleted. It returns each existing guide's count after the round; a
-// guide that does not exist is absent. A like for an account deleted
-// fails the round (see ins). The rows are read to the end, so a
-// failed commit is an error here, before anyone is answered.
-func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]int64, error) {
+// guide that does not exist is absent, and one hidden is there for its
+// author only. A like for an account deleted fails the round (see ins).
+// The rows are read to the end, so a failed commit is an error here,
+// before anyone is answered.
+func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]roundCount, error) {
 	type pair struct{ guide, user string }
 	seen := make(map[pair]bool, len(round))
 	var gs, us []string
@@ -133,12 +160,13 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 			-- request by request, each with its own answer.
 			INSERT INTO guide_likes (guide_id, user_id, created_at)
 			SELECT r.guide_id, CASE WHEN r.user_id IN (SELECT id FROM live) THEN r.user_id END, r.at FROM req r
-			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id)
+			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id AND `+likeableBy("r.user_id")+`)
 			ORDER BY r.guide_id, r.user_id -- one lock order for every batch
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), del AS (
 			DELETE FROM guide_likes l USING req r
 			WHERE NOT r.liking AND l.guide_id = r.guide_id AND l.user_id = r.user_id
+				AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id AND `+likeableBy("r.user_id")+`)
 			RETURNING l.guide_id
 		), delta AS (
 			SELECT guide_id, sum(n)::bigint AS n
@@ -152,18 +180,20 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]in
 		)
 		-- Every statement in WITH sees the snapshot from before bump: add
 		-- this round's own delta to the shards it read.
+		-- A hidden guide's row tells its author, the only one who may like it.
 		SELECT g.id::text, g.like_count
 			+ coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
-			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0)
+			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0),
+			CASE WHEN NOT g.`+shown+` THEN g.author_id::text ELSE '' END
 		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)`, gs, us, ats, likes, LikeShards)
 	if err != nil {
 		return nil, err
 	}
-	counts := map[string]int64{}
+	counts := map[string]roundCount{}
 	var id string
-	var n int64
-	_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error {
-		counts[id] = n
+	var c roundCount
+	_, err = pgx.ForEachRow(rows, []any{&id, &c.n, &c.onlyFor}, func() error {
+		counts[id] = c
 		return nil
 	})
 	if err != nil {

@@ -196,7 +196,8 @@ func (b *likeBatcher) write(batch []*likeOp) {
 				b.answer(op, guides.LikeState{}, writeError(err))
 				continue
 			}
-			n, ok := counts[op.guide]
+			c, ok := counts[op.guide]
+			n, ok := c.likedBy(op.user, ok)
 			if !ok {
 				b.answer(op, guides.LikeState{}, translate(pgx.ErrNoRows, "guide"))
 				continue

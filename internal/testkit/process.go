@@ -61,7 +61,14 @@ type Process struct {
 // and stops it at the end of the test. When addr is set it waits for /healthz.
 func Start(t testing.TB, env []string, addr string, args ...string) *Process {
 	t.Helper()
-	cmd := exec.Command(Binary(t), args...)
+	return StartBinary(t, Binary(t), env, addr, args...)
+}
+
+// StartBinary is Start with another build of guidepost (an earlier
+// release, to compare answers with).
+func StartBinary(t testing.TB, bin string, env []string, addr string, args ...string) *Process {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
 	dieWithTest(cmd)
 	// Tests scrape /metrics from the API's address, and several API
 	// processes run at once: one internal default port would collide.

@@ -187,7 +187,9 @@ function renderGuide(g) {
   $('guide-photos').replaceChildren(...g.media.map((m, _, all) => photo(m, all.length === 1)));
 }
 
-// photo shows the ThumbHash at once and the thumbnail over it once loaded.
+// photo shows the ThumbHash at once and the photo over it once loaded: the
+// WebP variant the browser picks for the panel's width and the screen's
+// pixel ratio (srcset), the JPEG thumbnail where WebP is not decoded.
 function photo(m, only) {
   const div = document.createElement('div');
   div.className = only ? 'photo only' : 'photo';
@@ -202,9 +204,32 @@ function photo(m, only) {
   img.alt = '';
   img.decoding = 'async';
   img.addEventListener('load', () => img.classList.add('loaded'), { once: true });
+  const picture = document.createElement('picture');
+  const webp = srcset(m, 'webp');
+  if (webp) {
+    const source = document.createElement('source');
+    source.type = 'image/webp';
+    source.srcset = webp;
+    // The panel is 300 px wide (a photo alone fills it, two share a row);
+    // on a phone it spans the screen.
+    source.sizes = only ? '(max-width: 640px) 100vw, 280px' : '(max-width: 640px) 50vw, 140px';
+    picture.append(source);
+  }
   img.src = m.urls.thumbnail;
-  div.append(img);
+  picture.append(img);
+  div.append(picture);
   return div;
+}
+
+// srcset lists a photo's variants in one format by width, the marker crop
+// left out (it is a square, not the photo). No variant is larger than the
+// photo, so a small one has kinds of the same width: the first is kept.
+function srcset(m, format) {
+  const widths = new Set();
+  return (m.urls.variants || [])
+    .filter((v) => v.format === format && v.kind !== 'marker' && !widths.has(v.width) && widths.add(v.width))
+    .map((v) => `${v.url} ${v.width}w`)
+    .join(', ');
 }
 
 // The layers of single guides, and the filter each has of its own.

@@ -987,11 +987,16 @@ export interface paths {
          * Like a guide; liking again is a success that changes nothing.
          * @description A user the guide's author blocks gets 403 (forbidden): they can no
          *     longer like the author's guides. Likes given before the block stay,
-         *     and unliking them still works.
+         *     and unliking them still works. A guide hidden by moderation (or
+         *     whose author is suspended) is 404 as a missing guide is, for
+         *     everyone but its author, who still reads it and may like it.
          */
         put: operations["likeGuide"];
         post?: never;
-        /** Unlike a guide; unliking again is a success that changes nothing. */
+        /**
+         * Unlike a guide; unliking again is a success that changes nothing.
+         * @description A guide hidden by moderation is 404 for everyone but its author, as for a like.
+         */
         delete: operations["unlikeGuide"];
         options?: never;
         head?: never;
@@ -1348,17 +1353,42 @@ export interface components {
             /** @description As it is now: a rename shows in every list at once. */
             display_name: string;
         };
-        /** @description A guide's first photo, as much of the Media object as a card needs, under the same names. */
+        /** @description A guide's first photo, as much of the Media object as a card and a map pin need, under the same names. */
         Cover: {
-            /** @description GET /v1/media/{id} (or several at once with GET /v1/media?ids=) has the rest. */
+            /** @description GET /v1/media/{id} (or several at once with GET /v1/media?ids=) has the rest, its variants' own URLs among it. */
             id: string;
             /** @enum {string} */
             status: "pending" | "processing" | "ready" | "failed";
             /** @description null until ready. */
             thumbhash: string | null;
+            /** @description The photo's displayed width, after EXIF orientation, as Media's; null until ready. */
+            width: number | null;
+            /** @description The photo's displayed height; null until ready. */
+            height: number | null;
+            /**
+             * @description Lists stay light (within 1.3× of their bytes before covers had
+             *     sizes and markers; README, "Lists and search"). A presigned URL
+             *     is about 400 bytes with a signature of its own, so with
+             *     presigned URLs a list carries one, the thumbnail's, and
+             *     `marker` and `formats` are null: GET /v1/media?ids= (up to 100
+             *     at once) has every variant. Under MEDIA_PUBLIC_BASE_URL every
+             *     variant sits beside the marker and `formats` says which exist:
+             *     the variant of kind K (marker, small, thumbnail, web) in format
+             *     F is the marker URL with its file name replaced by `K.E`, E
+             *     being F's extension (jpg for jpeg, webp, avif), e.g. `new
+             *     URL("small.webp", cover.urls.marker)`. Its size is the photo's
+             *     (width × height) fitted within 540, 1080 and 2048 px for
+             *     small, thumbnail and web, never enlarged; the marker is the
+             *     centred square of at most 256 px. The URLs are Media's, with
+             *     the same lifetime and caching.
+             */
             urls: {
-                /** @description null until ready. */
+                /** @description JPEG within 1080×1080; null until ready. */
                 thumbnail: string | null;
+                /** @description Square JPEG for a map pin, as Media's, under MEDIA_PUBLIC_BASE_URL; null with presigned URLs, until ready, and for a photo processed before variants existed until the back-fill has rendered it. */
+                marker: string | null;
+                /** @description The formats every kind of the cover is stored in (jpeg first), given with `marker`: each variant's URL is made from the marker's. Null when `marker` is. */
+                formats: ("jpeg" | "webp" | "avif")[] | null;
             };
         };
         GuideItem: {
