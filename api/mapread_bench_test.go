@@ -64,9 +64,10 @@ func (m *memoryGuides) VectorTile(context.Context, guides.VectorTileQuery) ([]by
 }
 
 // BenchmarkMapReads: one map read through the whole router, served from
-// memory: "kept" is a hot URL (the answer kept for its version, or for a
-// tile its bytes), "304" a client holding the version, "built" an area
-// written since the last request (the answer built, named and kept).
+// memory: "kept" is a hot URL (the answer kept for its version; lists of
+// 100 are too large to keep, and tiles are never kept), "304" a client
+// holding the version, "built" an area written since the last request
+// (the answer built, named and kept).
 //
 //	go test ./api -run '^$' -bench MapReads -benchmem
 func BenchmarkMapReads(b *testing.B) {
@@ -75,7 +76,9 @@ func BenchmarkMapReads(b *testing.B) {
 	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc})
 	routes := []struct{ name, path string }{
 		{"nearby", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000"},
+		{"nearby20", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=20"},
 		{"viewport", "/v1/guides?bbox=126.95,37.55,127.0,37.58"},
+		{"viewport20", "/v1/guides?bbox=126.95,37.55,127.0,37.58&limit=20"},
 		{"clusters", "/v1/guides/clusters?bbox=126.9,37.5,127.05,37.6&zoom=12.5"},
 		{"tile", "/v1/tiles/14/13970/6344.mvt"},
 	}
