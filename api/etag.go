@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -26,34 +27,98 @@ func etag(version string) string {
 	return `"` + version + `"`
 }
 
-// conditional names the version of a map read and answers 304 when the
-// request already holds that answer; done says the handler is finished
-// (304, or a 400 from validating the request).
-func conditional(c *gin.Context, version func() (string, error)) (v string, done bool) {
-	v, err := version()
+// mapRead is a validated map read (guides.NearbyRead, BBoxRead,
+// ClustersRead, TileRead).
+type mapRead[A any] interface {
+	// Version names the answer's version as the guides stand now; "" when
+	// none can be named. It reads only memory.
+	Version() string
+	Answer(ctx context.Context) (A, error)
+}
+
+// versionMemo keeps answers by version (answerMemo, clusterMemo).
+type versionMemo interface {
+	get(version string) []byte
+	put(version string, body []byte)
+}
+
+// mapRoute is what a map route adds to the protocol.
+type mapRoute[A any] struct {
+	// memo keeps answers by version (nil: none are); it copies what it
+	// keeps when encode's bytes are pooled (answerMemo does).
+	memo      versionMemo
+	vary      bool // the answer depends on the caller (listHeaders)
+	mediaType string
+	// encode returns the answer's bytes (none: 204 No Content), and the
+	// pooled buffer holding them, if any, to release once they are sent.
+	encode func(A) (body []byte, pooled *[]byte, err error)
+}
+
+// serveMap answers a map read: 304 when the request holds its version,
+// else the bytes kept for that version, else the answer built now, which
+// carries the ETag (and is kept) only if the version held while it was
+// built.
+func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
+	v := r.Version()
+	if route.fromMemory(c, v) {
+		return
+	}
+	answer, err := r.Answer(c.Request.Context())
 	if err != nil {
 		fail(c, err)
-		return "", true
+		return
 	}
+	held := v != "" && r.Version() == v // no write landed while it was built
+	if held {
+		c.Header("ETag", etag(v))
+	}
+	c.Header("Cache-Control", mapCacheControl(c))
+	body, pooled, err := route.encode(answer)
+	if err != nil {
+		fail(c, err)
+		return
+	}
+	if pooled != nil {
+		defer releaseAnswer(pooled)
+	}
+	if held && route.memo != nil {
+		route.memo.put(v, body)
+	}
+	route.send(c, body)
+}
+
+// fromMemory answers 304 when the request holds version v, else sends
+// the bytes kept for v, if any; false when it did neither.
+func (route mapRoute[A]) fromMemory(c *gin.Context, v string) bool {
 	tag := etag(v)
 	if tag != "" && matchesIfNoneMatch(c.GetHeader("If-None-Match"), tag) {
 		c.Header("ETag", tag)
 		c.Header("Cache-Control", mapCacheControl(c))
 		c.Status(http.StatusNotModified)
-		return v, true
+		return true
 	}
-	return v, false
+	if route.memo == nil {
+		return false
+	}
+	body := route.memo.get(v)
+	if body == nil {
+		return false
+	}
+	c.Header("ETag", tag)
+	c.Header("Cache-Control", mapCacheControl(c))
+	route.send(c, body)
+	return true
 }
 
-// validators sets the ETag of an answer built since v was named, unless
-// the version changed meanwhile; held says it did not (the answer is v's).
-func validators(c *gin.Context, v string, version func() (string, error)) (held bool) {
-	if now, err := version(); err == nil && v != "" && now == v {
-		c.Header("ETag", etag(v))
-		held = true
+func (route mapRoute[A]) send(c *gin.Context, body []byte) {
+	if route.vary {
+		listHeaders(c)
 	}
-	c.Header("Cache-Control", mapCacheControl(c))
-	return held
+	if len(body) == 0 {
+		c.Status(http.StatusNoContent)
+		return
+	}
+	c.Data(http.StatusOK, route.mediaType, body)
 }
 
 // matchesIfNoneMatch is the weak comparison RFC 9110 asks of

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -132,6 +134,68 @@ func TestNotModifiedTouchesNoDatabase(t *testing.T) {
 	}
 	if r := h.conditionalGet(mapReads[0], `"stale"`); r.status != 200 || r.etag != etags[mapReads[0]] || r.contentType != "application/vnd.mapbox-vector-tile" {
 		t.Fatalf("an old ETag: %+v", r)
+	}
+}
+
+// writingStore is the guide store with a write landing in every area
+// while each map answer is read (when moving): every area's stamp moves
+// during the read.
+type writingStore struct {
+	guides.Store
+	stamp, moving, reads atomic.Uint64
+}
+
+func (s *writingStore) AreaStamp(r0, r1, c0, c1 int64) (uint64, bool) { return s.stamp.Load(), true }
+
+func (s *writingStore) read() {
+	s.reads.Add(1)
+	s.stamp.Add(s.moving.Load())
+}
+
+func (s *writingStore) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+	s.read()
+	return s.Store.Nearby(ctx, q)
+}
+
+func (s *writingStore) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
+	s.read()
+	return s.Store.InBBox(ctx, q)
+}
+
+func (s *writingStore) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
+	s.read()
+	return s.Store.Clusters(ctx, q)
+}
+
+func (s *writingStore) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
+	s.read()
+	return s.Store.VectorTile(ctx, q)
+}
+
+// An answer built while a write moved its version is sent without an
+// ETag, and not kept for the version it was asked under: the version is
+// named again once the answer is built. Asked again under that version,
+// with no write meanwhile, the answer is read again and carries it.
+func TestNoETagOnAnAnswerBuiltAcrossAWrite(t *testing.T) {
+	db := testkit.DB(t)
+	placeGuides(t, db, [2]float64{37.5665, 126.978}, [2]float64{37.5667, 126.9785}, [2]float64{37.57, 126.98})
+	store := &writingStore{Store: gsql.NewGuides(db)}
+	h := mapServer(t, db, store)
+	for _, path := range mapReads {
+		asked := store.stamp.Load()
+		store.moving.Store(1)
+		if r := h.conditionalGet(path, ""); r.status != 200 || r.etag != "" || r.bodyLen == 0 {
+			t.Fatalf("GET %s while a write lands: %+v", path, r)
+		}
+		store.moving.Store(0)
+		store.stamp.Store(asked)
+		reads := store.reads.Load()
+		if r := h.conditionalGet(path, ""); r.status != 200 || r.etag == "" || r.bodyLen == 0 {
+			t.Fatalf("GET %s with no write meanwhile: %+v", path, r)
+		}
+		if store.reads.Load() == reads {
+			t.Fatalf("GET %s was sent the answer built across a write", path)
+		}
 	}
 }
 

@@ -23,16 +23,13 @@ type GuideService interface {
 	Get(ctx context.Context, id, viewerID string) (guides.Guide, error)
 	Update(ctx context.Context, id, userID string, p guides.Patch) (guides.Guide, error)
 	Delete(ctx context.Context, id, userID string) error
-	Nearby(ctx context.Context, p guides.NearbyParams) (guides.NearbyPage, error)
-	InBBox(ctx context.Context, p guides.BBoxParams) (guides.BBoxPage, error)
 	Mine(ctx context.Context, p guides.MineParams) (guides.MinePage, error)
-	Clusters(ctx context.Context, p guides.ClusterParams) ([]guides.Cluster, error)
-	VectorTile(ctx context.Context, p guides.VectorTileParams) ([]byte, error)
-	// The versions of map answers (etag.go): "" when none can be named.
-	NearbyVersion(p guides.NearbyParams) (string, error)
-	InBBoxVersion(p guides.BBoxParams) (string, error)
-	ClustersVersion(p guides.ClusterParams) (string, error)
-	VectorTileVersion(p guides.VectorTileParams) (string, error)
+	// Map reads, validated once: serveMap (etag.go) names their version
+	// and builds their answer from the read.
+	ReadNearby(p guides.NearbyParams) (guides.NearbyRead, error)
+	ReadBBox(p guides.BBoxParams) (guides.BBoxRead, error)
+	ReadClusters(p guides.ClusterParams) (guides.ClustersRead, error)
+	ReadTile(p guides.VectorTileParams) (guides.TileRead, error)
 	Like(ctx context.Context, id, userID string) (guides.LikeState, error)
 	Unlike(ctx context.Context, id, userID string) (guides.LikeState, error)
 }
@@ -284,43 +281,17 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	version := func() (string, error) { return s.deps.Guides.NearbyVersion(p) }
-	v, done := conditional(c, version)
-	if done || s.memoized(c, v) {
-		return
-	}
-	page, err := s.deps.Guides.Nearby(c.Request.Context(), p)
+	r, err := s.deps.Guides.ReadNearby(p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	held := validators(c, v, version)
+	serveMap(c, r, mapRoute[guides.NearbyPage]{memo: s.answers, vary: true, mediaType: answerType, encode: encodeNearby})
+}
+
+func encodeNearby(page guides.NearbyPage) ([]byte, *[]byte, error) {
 	answer := itemsAnswer(page.Items, true, cursorField(page.NextCursor), truncatedField(page.Truncated))
-	defer releaseAnswer(answer)
-	s.sendList(c, v, held, *answer)
-}
-
-// memoized sends the kept answer of version v, if there is one.
-func (s *Server) memoized(c *gin.Context, v string) bool {
-	body := s.answers.get(v)
-	if body == nil {
-		return false
-	}
-	c.Header("ETag", etag(v))
-	c.Header("Cache-Control", mapCacheControl(c))
-	listHeaders(c)
-	c.Data(http.StatusOK, answerType, body)
-	return true
-}
-
-// sendList sends a list answer, kept for its version when it is the
-// version's (held: no write moved the version while it was built).
-func (s *Server) sendList(c *gin.Context, v string, held bool, body []byte) {
-	if held {
-		s.answers.put(v, body)
-	}
-	listHeaders(c)
-	c.Data(http.StatusOK, answerType, body)
+	return *answer, answer, nil
 }
 
 // listHeaders marks a list answer as depending on the caller: liked_by_me
@@ -346,20 +317,17 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	version := func() (string, error) { return s.deps.Guides.InBBoxVersion(p) }
-	v, done := conditional(c, version)
-	if done || s.memoized(c, v) {
-		return
-	}
-	page, err := s.deps.Guides.InBBox(c.Request.Context(), p)
+	r, err := s.deps.Guides.ReadBBox(p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	held := validators(c, v, version)
+	serveMap(c, r, mapRoute[guides.BBoxPage]{memo: s.answers, vary: true, mediaType: answerType, encode: encodeBBox})
+}
+
+func encodeBBox(page guides.BBoxPage) ([]byte, *[]byte, error) {
 	answer := itemsAnswer(page.Items, false, cursorField(page.NextCursor), truncatedField(page.Truncated))
-	defer releaseAnswer(answer)
-	s.sendList(c, v, held, *answer)
+	return *answer, answer, nil
 }
 
 type clusterJSON struct {
@@ -381,23 +349,15 @@ func (s *Server) guideClusters(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	version := func() (string, error) { return s.deps.Guides.ClustersVersion(p) }
-	v, done := conditional(c, version)
-	if done {
-		return
-	}
-	if body := s.clusters.get(v); body != nil {
-		c.Header("ETag", etag(v))
-		c.Header("Cache-Control", mapCacheControl(c))
-		c.Data(http.StatusOK, answerType, body)
-		return
-	}
-	clusters, err := s.deps.Guides.Clusters(c.Request.Context(), p)
+	r, err := s.deps.Guides.ReadClusters(p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	held := validators(c, v, version)
+	serveMap(c, r, mapRoute[[]guides.Cluster]{memo: s.clusters, mediaType: answerType, encode: encodeClusters})
+}
+
+func encodeClusters(clusters []guides.Cluster) ([]byte, *[]byte, error) {
 	out := make([]clusterJSON, len(clusters))
 	for i, cl := range clusters {
 		b := cl.Bounds
@@ -408,12 +368,5 @@ func (s *Server) guideClusters(c *gin.Context) {
 		}
 	}
 	body, err := json.Marshal(gin.H{"clusters": out})
-	if err != nil {
-		fail(c, err)
-		return
-	}
-	if held {
-		s.clusters.put(v, body)
-	}
-	c.Data(http.StatusOK, answerType, body)
+	return body, nil, err
 }

@@ -6,36 +6,37 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/guides"
 )
 
-// stuckGuides is a guide service whose nearby search ignores its context
+// stuckGuides is a guide store whose nearby search ignores its context
 // until released, as CPU-bound or uncancellable work does.
 type stuckGuides struct {
-	api.GuideService
+	guides.Store
 	entered, release chan struct{}
 }
 
-func (s stuckGuides) NearbyVersion(guides.NearbyParams) (string, error) { return "", nil }
-
-func (s stuckGuides) Nearby(context.Context, guides.NearbyParams) (guides.NearbyPage, error) {
+func (s stuckGuides) Nearby(context.Context, guides.NearbyQuery) ([]guides.Item, error) {
 	close(s.entered)
 	<-s.release
-	return guides.NearbyPage{}, nil
+	return nil, nil
 }
 
 // http.Server.Close does not wait for handlers; WaitHandlers does, so the
 // caller can close the pools only once nothing uses them.
 func TestWaitHandlersOutlastsServerClose(t *testing.T) {
 	g := stuckGuides{entered: make(chan struct{}), release: make(chan struct{})}
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: g})
+	svc := guides.NewService(g, guidepost.SystemClock{}, guides.CursorKey(strings.Repeat("k", 32)), nil)
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

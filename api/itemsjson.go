@@ -75,32 +75,28 @@ func appendItem(b []byte, it *guides.Item, withDistance bool) []byte {
 	return appendTail(b, it)
 }
 
-// itemParts is a cached item's encoding cut where an answer splices in its
-// own values: distance, like count, liked_by_me and the cover's URLs.
-type itemParts struct{ head, middle, tail []byte }
-
 // appendFromParts writes the same bytes as appendItem's other branch,
 // encoding the item's fixed fields only the first time it is answered.
 func appendFromParts(b []byte, it *guides.Item, withDistance bool) []byte {
-	p, _ := it.Encoded.Load().(*itemParts)
+	p := it.Encoded.Load()
 	if p == nil {
 		buf := appendHead(nil, it)
 		h := len(buf)
 		buf = appendMiddle(buf, it)
 		m := len(buf)
 		buf = appendTail(buf, it)
-		p = &itemParts{head: buf[:h:h], middle: buf[h:m:m], tail: buf[m:]}
+		p = &guides.EncodedItem{Head: buf[:h:h], Middle: buf[h:m:m], Tail: buf[m:]}
 		it.Encoded.Store(p)
 	}
-	b = append(b, p.head...)
+	b = append(b, p.Head...)
 	if withDistance {
 		b = append(b, `,"distance_m":`...)
 		b = appendFloat(b, guides.RoundDistance(it.DistanceM))
 	}
 	b = appendLikes(b, it)
-	b = append(b, p.middle...)
+	b = append(b, p.Middle...)
 	b = appendCoverURLs(b, it)
-	return append(b, p.tail...)
+	return append(b, p.Tail...)
 }
 
 // appendCoverURLs ends the cover with this answer's URLs: made per answer,

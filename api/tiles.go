@@ -1,7 +1,6 @@
 package api
 
 import (
-	"net/http"
 	"strconv"
 	"strings"
 
@@ -35,23 +34,15 @@ func (s *Server) vectorTile(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	version := func() (string, error) { return s.deps.Guides.VectorTileVersion(p) }
-	v, done := conditional(c, version)
-	if done {
-		return
-	}
-	tile, err := s.deps.Guides.VectorTile(c.Request.Context(), p)
+	r, err := s.deps.Guides.ReadTile(p)
 	if err != nil {
 		fail(c, err)
 		return
 	}
-	validators(c, v, version)
-	if len(tile) == 0 {
-		c.Status(http.StatusNoContent)
-		return
-	}
-	c.Data(http.StatusOK, mvtType, tile)
+	serveMap(c, r, mapRoute[[]byte]{mediaType: mvtType, encode: encodeTile})
 }
+
+func encodeTile(tile []byte) ([]byte, *[]byte, error) { return tile, nil, nil }
 
 // pathInt reads a whole number from a path segment, naming it when it is
 // not one.

@@ -181,64 +181,6 @@ func (s *Service) Unlike(ctx context.Context, id, userID string) (LikeState, err
 	return s.store.Unlike(ctx, id, userID)
 }
 
-// Nearby answers a radius search, sorted by distance then id, one page at a
-// time.
-func (s *Service) Nearby(ctx context.Context, p NearbyParams) (NearbyPage, error) {
-	now := s.clock.Now()
-	q, fp, depth, err := p.query(s.cursor, now)
-	if err != nil {
-		return NearbyPage{}, err
-	}
-	set, err := s.blocked(ctx, p.ViewerID)
-	if err != nil {
-		return NearbyPage{}, err
-	}
-	limit := q.Limit
-	q.Limit++ // one more tells whether there is a next page
-	items, err := s.nearbyVisible(ctx, q, set)
-	if err != nil {
-		return NearbyPage{}, err
-	}
-	page := NearbyPage{Items: items}
-	if len(items) > limit {
-		page.Items, page.Truncated = items[:limit], true
-		last := items[limit-1]
-		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
-			Depth: depth + limit, Issued: now.Truncate(cursorIssueWindow)})
-	}
-	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
-		return NearbyPage{}, err
-	}
-	return page, nil
-}
-
-// InBBox answers a viewport search: the newest guides inside it, a page at
-// a time.
-func (s *Service) InBBox(ctx context.Context, p BBoxParams) (BBoxPage, error) {
-	now := s.clock.Now()
-	q, fp, depth, err := p.query(s.cursor, now)
-	if err != nil {
-		return BBoxPage{}, err
-	}
-	set, err := s.blocked(ctx, p.ViewerID)
-	if err != nil {
-		return BBoxPage{}, err
-	}
-	items, truncated, err := s.bboxVisible(ctx, q, set)
-	if err != nil {
-		return BBoxPage{}, err
-	}
-	page := BBoxPage{Items: items, Truncated: truncated}
-	if truncated && len(items) > 0 {
-		page.NextCursor = s.cursor.encode(fp, cursorAt{Position: Position{ID: items[len(items)-1].ID},
-			Depth: depth + len(items), Issued: now.Truncate(cursorIssueWindow)})
-	}
-	if err := s.finish(ctx, p.ViewerID, page.Items); err != nil {
-		return BBoxPage{}, err
-	}
-	return page, nil
-}
-
 // MinePage is a page of the caller's own guides.
 type MinePage struct {
 	Items      []Item
@@ -266,35 +208,6 @@ func (s *Service) Mine(ctx context.Context, p MineParams) (MinePage, error) {
 		return MinePage{}, err
 	}
 	return page, nil
-}
-
-// Clusters answers a grid clustering of a viewport at a zoom.
-func (s *Service) Clusters(ctx context.Context, p ClusterParams) ([]Cluster, error) {
-	q, err := p.query()
-	if err != nil {
-		return nil, err
-	}
-	set, err := s.blocked(ctx, p.ViewerID)
-	if err != nil {
-		return nil, err
-	}
-	clusters, err := s.clustersVisible(ctx, q, set)
-	if err != nil {
-		return nil, err
-	}
-	for i := range clusters {
-		clusters[i] = clusters[i].shown(q.Zoom)
-	}
-	return clusters, nil
-}
-
-// VectorTile answers a map tile: nil when it holds no guide.
-func (s *Service) VectorTile(ctx context.Context, p VectorTileParams) ([]byte, error) {
-	q, err := p.query()
-	if err != nil {
-		return nil, err
-	}
-	return s.store.VectorTile(ctx, q)
 }
 
 // finish fills what a list item shows beyond its cached self: the cover's

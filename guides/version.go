@@ -20,7 +20,7 @@ type Stamps interface {
 	AreaStamp(r0, r1, c0, c1 int64) (uint64, bool)
 }
 
-// WithStamps lets map reads name their version (see NearbyVersion).
+// WithStamps lets map reads name their version (see NearbyRead.Version).
 func (s *Service) WithStamps(st Stamps) *Service {
 	s.stamps = st
 	return s
@@ -37,55 +37,50 @@ func (s *Service) WithStamps(st Stamps) *Service {
 // and no tile version follows one person's likes. A clustering asked by
 // a blocker is named by whom they block, as its counts leave them out.
 
-// NearbyVersion validates p and names the version of its answer.
-func (s *Service) NearbyVersion(p NearbyParams) (string, error) {
-	q, _, _, err := p.query(s.cursor, s.clock.Now())
-	if err != nil || p.ViewerID != "" {
-		return "", err
+// Version names the version of r's answer as the stamps stand now.
+func (r NearbyRead) Version() string {
+	q := r.q
+	if r.viewer != "" {
+		return ""
 	}
 	after := ""
 	if q.After != nil {
 		after = strconv.FormatFloat(q.After.DistanceM, 'g', -1, 64) + "/" + q.After.ID
 	}
-	return s.version(circleTiles(q.Lat, q.Lng, q.RadiusM), true, "nearby", q.Lat, q.Lng, q.RadiusM, q.Limit, q.Tag, q.Text, after), nil
+	return r.s.version(circleTiles(q.Lat, q.Lng, q.RadiusM), true, "nearby", q.Lat, q.Lng, q.RadiusM, q.Limit, q.Tag, q.Text, after)
 }
 
-// InBBoxVersion validates p and names the version of its answer.
-func (s *Service) InBBoxVersion(p BBoxParams) (string, error) {
-	q, _, _, err := p.query(s.cursor, s.clock.Now())
-	if err != nil || p.ViewerID != "" {
-		return "", err
+// Version names the version of r's answer as the stamps stand now.
+func (r BBoxRead) Version() string {
+	q := r.q
+	if r.viewer != "" {
+		return ""
 	}
 	b := q.BBox
 	area := [4]int64{TileRow(b.MinLat), TileRow(b.MaxLat), TileCol(b.MinLng), TileCol(b.MaxLng)}
-	return s.version(area, true, "bbox", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Limit, q.Tag, q.Text, q.Before), nil
+	return r.s.version(area, true, "bbox", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Limit, q.Tag, q.Text, q.Before)
 }
 
-// ClustersVersion validates p and names the version of its answer.
-func (s *Service) ClustersVersion(p ClusterParams) (string, error) {
-	q, err := p.query()
-	if err != nil {
-		return "", err
-	}
-	viewer, ok := s.viewerVersion(p.ViewerID)
+// Version names the version of r's answer as the stamps and the viewer's
+// blocks stand now.
+func (r ClustersRead) Version() string {
+	q := r.q
+	viewer, ok := r.s.viewerVersion(r.viewer)
 	if !ok {
-		return "", nil
+		return ""
 	}
 	b := q.BBox
 	parts := []any{"clusters", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Zoom, q.Tag}
 	if viewer != "" {
 		parts = append(parts, viewer)
 	}
-	return s.version(clusterTiles(q), false, parts...), nil
+	return r.s.version(clusterTiles(q), false, parts...)
 }
 
-// VectorTileVersion validates p and names the version of its tile.
-func (s *Service) VectorTileVersion(p VectorTileParams) (string, error) {
-	q, err := p.query()
-	if err != nil {
-		return "", err
-	}
-	return s.version(clusterTiles(q.Clusters()), false, "tile", q.Z, q.X, q.Y, q.Tag), nil
+// Version names the version of r's tile as the stamps stand now.
+func (r TileRead) Version() string {
+	q := r.q
+	return r.s.version(clusterTiles(q.Clusters()), false, "tile", q.Z, q.X, q.Y, q.Tag)
 }
 
 func clusterTiles(q ClusterQuery) [4]int64 {
