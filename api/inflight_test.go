@@ -35,7 +35,7 @@ func (s stuckGuides) Nearby(context.Context, guides.NearbyParams) (guides.Nearby
 // caller can close the pools only once nothing uses them.
 func TestWaitHandlersOutlastsServerClose(t *testing.T) {
 	g := stuckGuides{entered: make(chan struct{}), release: make(chan struct{})}
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: g})
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: g}, api.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -32,7 +32,7 @@ func (r *Redis) Run(ctx context.Context, hub *Hub) {
 			return
 		}
 		if time.Since(lastLog) > time.Minute {
-			r.opt.Log.Warn("events: lost the event channel; streams catch up from their logs once it is back", "err", err)
+			r.log.Warn("events: lost the event channel; streams catch up from their logs once it is back", "err", err)
 			lastLog = time.Now()
 		}
 		select {
@@ -73,7 +73,7 @@ func (r *Redis) follow(ctx context.Context, hub *Hub) error {
 			r.received.Inc()
 			e, err := parseMessage(m.Payload)
 			if err != nil {
-				r.opt.Log.Warn("events: skipped a message", "err", err)
+				r.log.Warn("events: skipped a message", "err", err)
 				continue
 			}
 			hub.Publish(e)
