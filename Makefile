@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build run test test-short lint-openapi check-tree bench testdata migrate seed chaos scaleout map-screenshot vendor-map
+.PHONY: stack stack-stop build tools run test test-short lint-openapi check-tree bench testdata migrate seed chaos scaleout map-screenshot vendor-map schema
 
 stack:
 	@bash scripts/stack.sh
@@ -14,6 +14,12 @@ stack-stop:
 
 build:
 	$(GO) build -o $(BIN) ./cmd/guidepost
+
+# The measuring instruments: tools/ is a Go module of its own (so the
+# service's go.mod lists only what the service uses); each program lands in
+# bin/ and runs from the repository's root.
+tools:
+	cd tools && $(GO) build -o ../bin/ ./...
 
 # The service with demo data: migrations, a few hundred guides around Seoul,
 # Busan and Jeju (some with generated photos), then API + worker in one
@@ -30,9 +36,10 @@ run: stack build
 
 # Every test, against the real PostgreSQL+PostGIS, Redis and S3 server,
 # after the API document passes the linter and git is found to track no
-# build output.
+# build output. The tools module's tests run in the same target.
 test: check-tree stack lint-openapi
 	$(GO) test -race -count=1 -timeout 30m ./...
+	cd tools && $(GO) test -race -count=1 -timeout 30m ./...
 
 # No executable binary tracked, nothing over 1 MiB outside testdata/ and
 # the vendored map files.
@@ -55,9 +62,15 @@ vendor-map:
 
 test-short:
 	$(GO) test -short -count=1 ./...
+	cd tools && $(GO) test -short -count=1 ./...
 
 testdata:
 	bash scripts/gen-testdata.sh
+
+# migrations/schema.sql again, from a freshly migrated database (after
+# adding a migration; a test fails until it is current).
+schema: stack
+	bash scripts/schema.sh
 
 bench: stack build
 	bash scripts/bench.sh
@@ -65,9 +78,9 @@ bench: stack build
 # Failover drills under load: two API processes and two workers against a
 # private PostgreSQL, Redis under Sentinel and S3 server (spare ports; the
 # shared ones are never touched). Prints the table BENCHMARKS.md holds.
-chaos: stack
-	$(GO) run ./scripts/chaos
+chaos: stack tools
+	bin/chaos
 
 # Photos/s on a fixed backlog with 1, 2 and 3 worker processes.
-scaleout: stack
-	$(GO) run ./scripts/chaos -scaleout
+scaleout: stack tools
+	bin/chaos -scaleout

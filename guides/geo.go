@@ -46,7 +46,7 @@ func Distance(lat1, lng1, lat2, lng2 float64) float64 {
 }
 
 // The grid: 0.01° cells ("tiles"), numbered as the SQL function guide_tile
-// numbers them (migrations/00003_guides.sql). floor(lat*100) in float64 is
+// numbers them (migrations/00016_baseline.sql). floor(lat*100) in float64 is
 // the same IEEE operation in Go and in PostgreSQL, so both put every guide
 // in the same tile.
 const (

@@ -134,7 +134,7 @@ type NearbyQuery struct {
 	Tag      string
 	// Text, when set, keeps only guides whose title, body and tags hold
 	// every word of it (the store's full-text search, see
-	// migrations/00008_lists.sql).
+	// guide_search_document in migrations/00016_baseline.sql).
 	Text string
 }
 

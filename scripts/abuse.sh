@@ -29,4 +29,5 @@ if [ "${ABUSE_SEED_GUIDES:-0}" -gt 0 ]; then
   bin/guidepost seed --guides "$ABUSE_SEED_GUIDES"
 fi
 
-exec go run ./scripts/loadtest abuse -target "http://$ADDR" -server-bin bin/guidepost -start-server always "$@"
+(cd tools && go build -o ../bin/loadtest ./loadtest) # the tools module
+exec bin/loadtest abuse -target "http://$ADDR" -server-bin bin/guidepost -start-server always "$@"

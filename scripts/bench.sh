@@ -57,4 +57,7 @@ if [ -n "$BENCH_1M_DB" ]; then
   cold=(-cold-database "$url")
 fi
 
-exec go run ./scripts/loadtest bench -server-bin bin/guidepost "${cold[@]}" "$@"
+# The load tool lives in the tools module; it runs from here, where its
+# default paths point.
+(cd tools && go build -o ../bin/loadtest ./loadtest)
+exec bin/loadtest bench -server-bin bin/guidepost "${cold[@]}" "$@"

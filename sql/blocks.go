@@ -13,7 +13,7 @@ import (
 	"github.com/guidepost/guidepost/blocks"
 )
 
-// Blocks stores who blocks whom (migrations/00014_blocks.sql).
+// Blocks stores who blocks whom (user_blocks in migrations/schema.sql).
 type Blocks struct{ db *DB }
 
 var (

@@ -245,36 +245,6 @@ func TestMediaRetryResetsOnlyAFailedRow(t *testing.T) {
 	}
 }
 
-// Rows that failed before failure_reason existed get theirs from their
-// words, so a photo that failed for an outside reason can be retried too.
-func TestMigrationBackfillsFailureReasons(t *testing.T) {
-	ctx := context.Background()
-	db, provider := migratedUpTo(t, 3)
-	owner := newUser(t, db)
-	words := map[string]string{
-		"The photo could not be read: the file is damaged or incomplete. Please upload it again.": "corrupt",
-		"The uploaded file was lost before it could be processed. Please upload it again.":        "missing_original",
-		"We could not process this photo. Please upload it again.":                                "gave_up",
-	}
-	ids := map[string]string{}
-	for failure, reason := range words {
-		m := newMedia(owner, reason[:1])
-		ids[m.ID] = reason
-		if _, err := db.Pool.Exec(ctx, `INSERT INTO media (id, owner_id, status, content_type, bytes, width, height, sha256, failure, created_at, updated_at)
-			VALUES ($1, $2, 'failed', 'image/jpeg', 1, 1, 1, $3, $4, $5, $5)`, m.ID, owner, m.SHA256, failure, t0); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := provider.Up(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for id, reason := range ids {
-		if got, err := gsql.NewMedia(db).Get(ctx, id); err != nil || got.FailureReason != reason {
-			t.Errorf("%s: %q, %v; want %q", id, got.FailureReason, err, reason)
-		}
-	}
-}
-
 // A request that outlives the lease loses its key to a repeat of the same
 // body. The stale request failing must not free the new claim (a third
 // request would then run the upload again beside the second), nor may its

@@ -5,35 +5,9 @@ import (
 	"log/slog"
 	"testing"
 
-	"github.com/jackc/pgx/v5/stdlib"
-	"github.com/pressly/goose/v3"
-
 	"github.com/guidepost/guidepost/internal/testkit"
-	"github.com/guidepost/guidepost/migrations"
 	gsql "github.com/guidepost/guidepost/sql"
 )
-
-// migratedUpTo is an empty database migrated up to version, and the
-// provider that takes it further, for tests of a migration's backfill.
-func migratedUpTo(t *testing.T, version int64) (*gsql.DB, *goose.Provider) {
-	t.Helper()
-	ctx := context.Background()
-	db, err := gsql.Open(ctx, testkit.EmptyDatabaseURL(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(db.Close)
-	sqldb := stdlib.OpenDBFromPool(db.Pool)
-	t.Cleanup(func() { sqldb.Close() })
-	provider, err := goose.NewProvider(goose.DialectPostgres, sqldb, migrations.FS)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := provider.UpTo(ctx, version); err != nil {
-		t.Fatal(err)
-	}
-	return db, provider
-}
 
 func TestMigrateAppliesOnceThenIsANoOp(t *testing.T) {
 	ctx := context.Background()
