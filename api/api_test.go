@@ -34,8 +34,8 @@ func newHarness(t *testing.T) *harness {
 	c := &clock{}
 	c.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, c)
-	svc := auth.NewService(gsql.NewUsers(testkit.DB(t)), tokens, c)
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Auth: svc, Clock: c})
+	svc := auth.New(auth.Deps{Store: gsql.NewUsers(testkit.DB(t)), Tokens: tokens, Clock: c}, auth.Config{Sessions: auth.DefaultConfig().Sessions})
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Auth: svc, Clock: c}, api.Config{})
 	h := &harness{t: t, srv: httptest.NewServer(s.Handler()), clock: c}
 	t.Cleanup(h.srv.Close)
 	return h

@@ -16,10 +16,10 @@ type AccountService interface {
 }
 
 func (s *Server) authRoutes(v1 *gin.RouterGroup) {
-	v1.POST("/auth/signup", s.limit(s.deps.Rates.Signup, byAddress), s.signup)
+	v1.POST("/auth/signup", s.limit(s.cfg.Rates.Signup, byAddress), s.signup)
 	v1.POST("/auth/login", s.login) // auth counts failed attempts itself, on every password route
-	v1.POST("/auth/guest", s.limit(s.deps.Rates.Guest, byAddress), s.guest)
-	v1.POST("/auth/refresh", s.limit(s.deps.Rates.Refresh, byAddress), s.refresh)
+	v1.POST("/auth/guest", s.limit(s.cfg.Rates.Guest, byAddress), s.guest)
+	v1.POST("/auth/refresh", s.limit(s.cfg.Rates.Refresh, byAddress), s.refresh)
 	v1.POST("/auth/logout", s.requireUser, s.logout)
 	v1.POST("/auth/password", s.requireUser, s.changePassword)
 	v1.POST("/auth/upgrade", s.requireUser, s.upgrade)

@@ -20,7 +20,7 @@ type BlockService interface {
 
 func (s *Server) blockRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/me/blocks", s.requireUser, s.blocksEnabled)
-	write := s.limit(s.deps.Rates.Block, byAccount)
+	write := s.limit(s.cfg.Rates.Block, byAccount)
 	g.GET("", s.listBlocks)
 	g.PUT("/:user_id", write, s.block)
 	g.DELETE("/:user_id", write, s.unblock)

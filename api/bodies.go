@@ -26,10 +26,11 @@ type BodyLimits struct {
 	Grace   time.Duration // head start before MinRate counts, and the longest pause (5 s)
 }
 
-func (l *BodyLimits) defaults() {
-	guidepost.Default(&l.PerAddr, 16)
-	guidepost.Default(&l.MinRate, 8<<10)
-	guidepost.Default(&l.Grace, 5*time.Second)
+func (l BodyLimits) withDefaults(def BodyLimits) BodyLimits {
+	guidepost.Default(&l.PerAddr, def.PerAddr)
+	guidepost.Default(&l.MinRate, def.MinRate)
+	guidepost.Default(&l.Grace, def.Grace)
+	return l
 }
 
 // bodyGate receives the small bodies (JSON, at most maxJSONBody) ahead of

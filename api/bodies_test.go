@@ -36,7 +36,7 @@ func idleBody(t *testing.T, addr, path string) (*http.Response, error) {
 // refused at once with 429, and every other request is served. Before the
 // body gate each idle body held a slot for 15 s, and the rest got 503.
 func TestIdleBodiesHoldNoSlot(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.MaxInflight = 2
 		d.Bodies = api.BodyLimits{PerAddr: 4, Grace: time.Minute}
 	})
@@ -83,7 +83,7 @@ func TestIdleBodiesHoldNoSlot(t *testing.T) {
 // connection closed, and gives its place back; one that trickles in
 // faster than the minimum rate is served.
 func TestSlowBodyIsCutWith408(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Bodies = api.BodyLimits{PerAddr: 1, MinRate: 1 << 10, Grace: time.Second}
 	})
 	addr := srv.Listener.Addr().String()

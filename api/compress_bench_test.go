@@ -73,7 +73,7 @@ func seoulViewport(b *testing.B) []byte {
 //	go test ./api -run '^$' -bench ViewportCodings -benchtime 2s -count 3
 func BenchmarkViewportCodings(b *testing.B) {
 	answer := seoulViewport(b)
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	s.engine.GET("/bench/viewport", func(c *gin.Context) { c.Data(200, answerType, answer) })
 	for _, coding := range []string{"identity", "gzip", "zstd"} {
 		b.Run("router/"+coding, func(b *testing.B) {

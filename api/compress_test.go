@@ -20,7 +20,7 @@ import (
 // compressServer is the real router with test routes behind the same
 // middleware chain.
 func compressServer(t *testing.T) *Server {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	big := bytes.Repeat([]byte(`{"id":"0192f0c1-0000-7000-8000-000000000001","title":"Gyeongbokgung Palace: at night"},`), 40)
 	big = append(append([]byte(`{"items":[`), big[:len(big)-1]...), `]}`...)
 	s.engine.GET("/t/big", func(c *gin.Context) { c.Data(200, answerType, big) })

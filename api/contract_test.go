@@ -41,19 +41,21 @@ const testSecret = "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"
 func newFullStack(t *testing.T) *fullStack { return newFullStackWith(t, nil) }
 
 // newFullStackWith is newFullStack with its deps tuned (limits, keys).
-func newFullStackWith(t *testing.T, tune func(*api.Deps, *gsql.DB)) *fullStack {
+func newFullStackWith(t *testing.T, tune func(*testServer, *gsql.DB)) *fullStack {
 	db, mediaSvc := realMedia(t)
 	clock := guidepost.SystemClock{}
-	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(testSecret, time.Hour, clock), clock)
-	guideSvc := guides.NewService(gsql.NewGuides(db), clock, guides.CursorKey(testSecret), mediaSvc).WithPlaces(mediaSvc)
-	deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: authSvc, Media: mediaSvc, Guides: guideSvc, Accounts: acceptDeletes{}, Direct: mediaSvc,
-		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc}, moderation.Config{}),
-		Blocks:     blocks.NewService(gsql.NewBlocks(db), clock, 0)}
+	ts := &testServer{Deps: api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+		Media: mediaSvc, Accounts: acceptDeletes{}, Direct: mediaSvc,
+		Blocks: blocks.New(blocks.Deps{Store: gsql.NewBlocks(db), Clock: clock}, blocks.Config{})},
+		AuthDeps:  auth.Deps{Store: gsql.NewUsers(db), Tokens: auth.NewTokens(testSecret, time.Hour, clock), Clock: clock},
+		GuideDeps: guides.Deps{Store: gsql.NewGuides(db), Clock: clock, URLs: mediaSvc, Places: mediaSvc}}
 	if tune != nil {
-		tune(&deps, db)
+		tune(ts, db)
 	}
-	s := api.New(deps)
+	guideSvc := guides.New(ts.GuideDeps, guides.Config{CursorKey: guides.CursorKey(testSecret)})
+	ts.Auth, ts.Guides = ts.authService(), guideSvc
+	ts.Moderation = moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc}, moderation.Config{})
+	s := ts.server()
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &fullStack{harness: &harness{t: t, srv: srv}, server: s, db: db, secret: testSecret}

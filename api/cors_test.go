@@ -30,7 +30,7 @@ func corsRequest(t *testing.T, method, url, origin, token string, hdr ...string)
 // other origin may make anonymous reads only. Preflights answer 204 on
 // every /v1 route, whatever methods it has.
 func TestCORS(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.CORS = api.CORS{Origins: []string{"https://app.example.com", "*"}}
 	})
 	guest := post(t, srv.URL, "/v1/auth/guest", "", "", "").body["access_token"].(string)

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/api"
 )
 
 // The auth routes read no bearer token: an interceptor that sends the
@@ -57,7 +56,7 @@ func TestUpgradeConflictsNameTheirCause(t *testing.T) {
 // Every 429 names its limit in errors (field "", code rate_limited) and
 // carries Retry-After, whichever limit refused it.
 func TestRateLimitedNamesTheLimit(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Signup = guidepost.Rate{Name: "signup", Count: 1, Period: time.Hour}
 	})

@@ -23,9 +23,9 @@ import (
 func TestRequestDeadlineAnswersUnavailable(t *testing.T) {
 	db := testkit.DB(t)
 	clock := guidepost.SystemClock{}
-	svc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), clock)
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Auth: svc,
-		RequestTimeout: 300 * time.Millisecond})
+	svc := auth.New(auth.Deps{Store: gsql.NewUsers(db), Tokens: auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions})
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Auth: svc},
+		api.Config{RequestTimeout: 300 * time.Millisecond})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv}

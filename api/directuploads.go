@@ -35,7 +35,7 @@ func (s *Server) uploadRoutes(v1 *gin.RouterGroup) {
 		g.DELETE("/:id", off)
 		return
 	}
-	refusals := s.metered(guidepost.Rate{}, s.deps.Rates.UploadRefusals, dedupeAnswer)
+	refusals := s.metered(guidepost.Rate{}, s.cfg.Rates.UploadRefusals, dedupeAnswer)
 	g.POST("", s.requireUser, refusals, s.startUpload)
 	g.GET("", s.requireUser, s.openUploads)
 	g.GET("/:id", s.requireUser, s.uploadStatus)

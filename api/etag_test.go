@@ -42,7 +42,7 @@ func threeGuidesAtCityHall(t *testing.T, likePoll time.Duration) (*gsql.DB, *har
 func cachedMapServer(t *testing.T, db *gsql.DB, rdb redis.UniversalClient, likePoll time.Duration) *harness {
 	t.Helper()
 	store := gsql.NewGuides(db)
-	c := cache.New(store, store, cache.Options{Redis: rdb, Registerer: prometheus.NewRegistry(), LikePoll: likePoll})
+	c := cache.New(cache.Deps{Store: store, Source: store, Redis: rdb, Registerer: prometheus.NewRegistry()}, cache.Config{LikePoll: likePoll})
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

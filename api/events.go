@@ -37,17 +37,16 @@ type EventStreams struct {
 	Hub     *events.Hub // nil: the route answers 503
 	Log     EventLog
 	Tickets EventTickets // nil: POST /v1/events/ticket answers 503
-	// Heartbeat is how often an idle stream sends a comment, so proxies
-	// and phones keep the connection (15 s).
-	Heartbeat time.Duration
-	// Recheck is how often a stream checks its token and session again: a
-	// stream outlives its access token by at most this (1 min).
-	Recheck time.Duration
 }
 
-func (e *EventStreams) defaults() {
-	guidepost.Default(&e.Heartbeat, 15*time.Second)
-	guidepost.Default(&e.Recheck, time.Minute)
+// StreamTimings time an open event stream.
+type StreamTimings struct {
+	// Heartbeat is how often an idle stream sends a comment, so proxies
+	// and phones keep the connection.
+	Heartbeat time.Duration
+	// Recheck is how often a stream checks its token and session again: a
+	// stream outlives its access token by at most this.
+	Recheck time.Duration
 }
 
 // Event stream timings: a client reconnects this long after a stream ends
@@ -209,7 +208,7 @@ type eventStream struct {
 // run sends events until the client leaves, the server shuts down, the
 // caller's session ends, or a write or a read fails; it says which.
 func (st *eventStream) run(sub *events.Subscription) error {
-	es := st.s.deps.Events
+	es := st.s.cfg.Streams
 	ctx := st.c.Request.Context()
 	beat := time.NewTicker(es.Heartbeat)
 	defer beat.Stop()
@@ -258,7 +257,7 @@ func (st *eventStream) catchUp() error {
 	if st.last == "" {
 		return nil // a fresh stream wants nothing from before it opened
 	}
-	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
+	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.cfg.RequestTimeout)
 	defer cancel()
 	evs, complete, err := st.s.deps.Events.Log.Since(ctx, st.user, st.last)
 	if err != nil {
@@ -312,7 +311,7 @@ func (st *eventStream) send(e events.Event) error {
 		st.last = e.ID
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
+	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.cfg.RequestTimeout)
 	defer cancel()
 	v, err := st.s.deps.Media.Get(ctx, e.Subject, st.user)
 	switch {
@@ -346,7 +345,7 @@ func (st *eventStream) recheck() error {
 	if t, ok := st.c.Get(streamTokenKey); ok {
 		token = t.(string)
 	}
-	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
+	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.cfg.RequestTimeout)
 	defer cancel()
 	caller, err := st.s.deps.Auth.Authenticate(ctx, strings.TrimSpace(token))
 	if err == nil && caller.UserID != st.user {
@@ -406,7 +405,7 @@ func (st *eventStream) sendModeration(e events.Event) error {
 		st.last = e.ID
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.deps.RequestTimeout)
+	ctx, cancel := context.WithTimeout(st.c.Request.Context(), st.s.cfg.RequestTimeout)
 	defer cancel()
 	entry, err := st.s.deps.Moderation.Entry(ctx, e.Subject)
 	switch {

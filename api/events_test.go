@@ -48,7 +48,7 @@ type eventsEnv struct {
 }
 
 // tune, when set, changes the first API process only.
-func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
+func newEventsEnv(t *testing.T, tune func(*testServer)) *eventsEnv {
 	db := testkit.DB(t)
 	url := testkit.StartRedis(t).URL
 	blobs := objstore.New(testkit.S3Config(t))
@@ -64,20 +64,22 @@ func newEventsEnv(t *testing.T, tune func(*api.Deps)) *eventsEnv {
 	t.Cleanup(func() { cancel(); wg.Wait() }) // after the servers' own cleanups
 	for i := range e.apis {
 		rdb := testkit.RedisClient(t, url)
-		log := redisevents.New(rdb, redisevents.Options{Registerer: prometheus.NewRegistry()})
-		deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-			Auth: auth.NewService(gsql.NewUsers(db), tokens, e.clock), Media: newMedia(rdb, nil), Clock: e.clock,
-			Events: api.EventStreams{Hub: events.NewHub(events.HubOptions{}), Log: log, Tickets: log}}
+		log := redisevents.New(redisevents.Deps{Client: rdb, Registerer: prometheus.NewRegistry()}, redisevents.Config{})
+		ts := &testServer{Deps: api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
+			Media: newMedia(rdb, nil), Clock: e.clock,
+			Events: api.EventStreams{Hub: events.NewHub(events.HubDeps{}, events.HubConfig{}), Log: log, Tickets: log}},
+			AuthDeps: auth.Deps{Store: gsql.NewUsers(db), Tokens: tokens, Clock: e.clock}}
 		if tune != nil && i == 0 {
-			tune(&deps)
+			tune(ts)
 		}
-		wg.Go(func() { log.Run(ctx, deps.Events.Hub) })
-		e.srvs[i] = api.New(deps)
+		ts.Auth = ts.authService()
+		wg.Go(func() { log.Run(ctx, ts.Events.Hub) })
+		e.srvs[i] = ts.server()
 		e.apis[i] = httptest.NewServer(e.srvs[i].Handler())
 		t.Cleanup(e.apis[i].Close)
 	}
 	e.rdb = testkit.RedisClient(t, url)
-	e.log = redisevents.New(e.rdb, redisevents.Options{})
+	e.log = redisevents.New(redisevents.Deps{Client: e.rdb}, redisevents.Config{})
 	e.worker = worker.NewMux(newMedia(e.rdb, e.log), worker.NewMetrics(prometheus.NewRegistry()))
 	return e
 }
@@ -267,10 +269,10 @@ func TestEventStreamsNeverCrossUsers(t *testing.T) {
 // it does not understand.
 func TestEventStreamsAreExemptAndCapped(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	e := newEventsEnv(t, func(d *api.Deps) {
+	e := newEventsEnv(t, func(d *testServer) {
 		d.Registry, d.MaxInflight, d.RequestTimeout = reg, 1, 100*time.Millisecond
-		d.Events.Heartbeat = 50 * time.Millisecond
-		d.Events.Hub = events.NewHub(events.HubOptions{PerUser: 2})
+		d.Streams.Heartbeat = 50 * time.Millisecond
+		d.Events.Hub = events.NewHub(events.HubDeps{}, events.HubConfig{PerUser: 2})
 	})
 	token := e.guest(1)
 	h := &harness{t: t, srv: e.apis[0]}
@@ -316,7 +318,7 @@ func TestEventStreamsAreExemptAndCapped(t *testing.T) {
 // whole grace for them) and refuses new ones; a stream also ends once its
 // token has expired.
 func TestEventStreamsEndOnShutdownAndExpiry(t *testing.T) {
-	e := newEventsEnv(t, func(d *api.Deps) { d.Events.Recheck = 50 * time.Millisecond })
+	e := newEventsEnv(t, func(d *testServer) { d.Streams.Recheck = 50 * time.Millisecond })
 	expiring := openStream(t, e.apis[0].URL, e.guest(0), "")
 	expiring.Quiet(200 * time.Millisecond)
 	e.clock.now.Add(int64(2 * time.Hour))
@@ -356,7 +358,7 @@ func wantEnd(t *testing.T, s *testkit.SSE, reason string) {
 // A ticket opens one stream, once, within its minute, and the stream lives
 // as the token that got the ticket: a logout ends it with session_revoked.
 func TestEventTicketsOpenOneStream(t *testing.T) {
-	e := newEventsEnv(t, func(d *api.Deps) { d.Events.Recheck = 50 * time.Millisecond })
+	e := newEventsEnv(t, func(d *testServer) { d.Streams.Recheck = 50 * time.Millisecond })
 	h := &harness{t: t, srv: e.apis[0]}
 	token := e.guest(0)
 	problem(t, h.do("POST", "/v1/events/ticket", "", ""), 401)

@@ -36,8 +36,8 @@ type GuideService interface {
 
 func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/guides", s.guidesEnabled)
-	write := s.metered(s.deps.Rates.GuideWrite, s.deps.Rates.GuideRefusals, nil)
-	like := s.limit(s.deps.Rates.Like, byAccount)
+	write := s.metered(s.cfg.Rates.GuideWrite, s.cfg.Rates.GuideRefusals, nil)
+	like := s.limit(s.cfg.Rates.Like, byAccount)
 	g.POST("", s.requireUser, write, s.createGuide)
 	g.GET("", s.guidesInBBox)
 	g.GET("/nearby", s.nearbyGuides)

@@ -36,7 +36,7 @@ func TestReadinessGatesOnPostgresOnly(t *testing.T) {
 
 	reg := prometheus.NewRegistry()
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: reg,
-		Checks: []api.Check{{Name: "postgres", Ping: db.Ping}, redisCheck, s3Check}})
+		Checks: []api.Check{{Name: "postgres", Ping: db.Ping}, redisCheck, s3Check}}, api.Config{})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv}
@@ -67,7 +67,7 @@ func TestReadinessGatesOnPostgresOnly(t *testing.T) {
 	}
 	t.Cleanup(deadPG.Close)
 	s = api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Checks: []api.Check{{Name: "postgres", Ping: deadPG.Ping}, redisCheck, s3Check}})
+		Checks: []api.Check{{Name: "postgres", Ping: deadPG.Ping}, redisCheck, s3Check}}, api.Config{})
 	srv2 := httptest.NewServer(s.Handler())
 	t.Cleanup(srv2.Close)
 	r = (&harness{t: t, srv: srv2}).do("GET", "/readyz", "", "")
@@ -99,7 +99,7 @@ func TestReadinessSharesOneCheckASecond(t *testing.T) {
 	c := &clock{}
 	c.now.Store(time.Now().UnixNano())
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Checks: []api.Check{pg, s3Check}, Clock: c})
+		Checks: []api.Check{pg, s3Check}, Clock: c}, api.Config{})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	h := &harness{t: t, srv: srv}
@@ -154,7 +154,7 @@ func TestHealthAnswersAsDocumented(t *testing.T) {
 		"degraded": {{Name: "postgres", Ping: db.Ping}, down},
 		"down":     {{Name: "postgres", Ping: down.Ping}},
 	} {
-		s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Checks: checks})
+		s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Checks: checks}, api.Config{})
 		srv := httptest.NewServer(s.Handler())
 		c := &contract{t: t, srv: srv, doc: doc}
 		if a := c.call("GET", "/readyz", "", nil); a.status != 200 && name != "down" || a.status != 503 && name == "down" {

@@ -35,8 +35,8 @@ func (s stuckGuides) Nearby(context.Context, guides.NearbyQuery) ([]guides.Item,
 // caller can close the pools only once nothing uses them.
 func TestWaitHandlersOutlastsServerClose(t *testing.T) {
 	g := stuckGuides{entered: make(chan struct{}), release: make(chan struct{})}
-	svc := guides.NewService(g, guidepost.SystemClock{}, guides.CursorKey(strings.Repeat("k", 32)), nil)
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc})
+	svc := guides.New(guides.Deps{Store: g, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: guides.CursorKey(strings.Repeat("k", 32))})
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc}, api.Config{})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

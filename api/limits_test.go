@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/api"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/ratelimit"
@@ -20,7 +19,7 @@ func limiter(t *testing.T) *ratelimit.Redis {
 	opt, _ := redis.ParseURL(testkit.RedisURL(t, testkit.RedisDBAPI))
 	c := redis.NewClient(opt)
 	t.Cleanup(func() { c.Close() })
-	return ratelimit.New(c, ratelimit.Options{})
+	return ratelimit.New(ratelimit.Deps{Client: c}, ratelimit.Config{})
 }
 
 func post(t *testing.T, base, path, token, forwardedFor, body string) reply {
@@ -40,7 +39,7 @@ func post(t *testing.T, base, path, token, forwardedFor, body string) reply {
 // Over a limit: 429 problem+json with Retry-After and the RateLimit
 // headers; under it the headers already say what is left.
 func TestGuestCreationIsLimitedPerAddress(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Guest = guidepost.Rate{Name: "guest", Count: 3, Period: time.Hour}
 	})
@@ -76,7 +75,7 @@ func TestGuestCreationIsLimitedPerAddress(t *testing.T) {
 // Behind a trusted proxy, X-Forwarded-For names the client, and each
 // client address has its own count.
 func TestTrustedProxyNamesTheClient(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Signup = guidepost.Rate{Name: "signup", Count: 1, Period: time.Hour}
 		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
@@ -101,8 +100,8 @@ func TestTrustedProxyNamesTheClient(t *testing.T) {
 // Log-in failures are counted by auth under the address the API reads;
 // over the limit the answer is 429, not 401.
 func TestLoginFailuresAnswer429(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
-		d.Auth.WithLoginLimits(authLimits(limiter(t), 2))
+	srv, _ := uploadServer(t, func(d *testServer) {
+		d.AuthDeps.Limiter, d.Login = limiter(t), authLimits(2)
 	})
 	for range 2 {
 		problem(t, post(t, srv.URL, "/v1/auth/login", "", "", `{"email":"x@example.com","password":"guess1234"}`), 401)
@@ -114,15 +113,15 @@ func TestLoginFailuresAnswer429(t *testing.T) {
 	}
 }
 
-func authLimits(l *ratelimit.Redis, perAddr int) auth.LoginLimits {
-	return auth.LoginLimits{Limiter: l, PerAddr: guidepost.Rate{Name: "login_ip", Count: perAddr, Period: 10 * time.Minute}}
+func authLimits(perAddr int) auth.LoginLimits {
+	return auth.LoginLimits{PerAddr: guidepost.Rate{Name: "login_ip", Count: perAddr, Period: 10 * time.Minute}}
 }
 
 // A rename bumps every cached tile of the account's guides on every API
 // process: an account gets RATE_RENAMES_PER_USER of them, then 429, and
 // another account still renames.
 func TestRenamesAreLimitedPerAccount(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Rename = guidepost.Rate{Name: "rename", Count: 2, Period: 24 * time.Hour}
 	})
@@ -151,7 +150,7 @@ func TestRenamesAreLimitedPerAccount(t *testing.T) {
 // of the limit: walking the /64s of one /56 (or of one /48) gets a few
 // clients' allowance, not 256 (or 65,536).
 func TestIPv6PrefixesAreCountedToo(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Guest = guidepost.Rate{Name: "guest", Count: 1, Period: time.Hour}
 		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
@@ -188,8 +187,8 @@ func TestIPv6PrefixesAreCountedToo(t *testing.T) {
 // A log-in's in-flight cap and failure count hold for an IPv6 client's
 // /48 as a whole too, through the address the API hands auth.
 func TestIPv6LoginFailuresAreCountedPerPrefix(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
-		d.Auth.WithLoginLimits(authLimits(limiter(t), 1))
+	srv, _ := uploadServer(t, func(d *testServer) {
+		d.AuthDeps.Limiter, d.Login = limiter(t), authLimits(1)
 		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}
 	})
 	refused := 0
@@ -212,7 +211,7 @@ func TestIPv6LoginFailuresAreCountedPerPrefix(t *testing.T) {
 // following its own rotation chain as fast as it can presents each token
 // once, which no per-token count sees; another address still refreshes.
 func TestRefreshesAreLimitedPerAddress(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Limiter = limiter(t)
 		d.Rates.Refresh = guidepost.Rate{Name: "refresh_ip", Count: 2, Period: time.Hour}
 		d.TrustedProxies = []string{"127.0.0.1/32", "::1"}

@@ -15,7 +15,7 @@ import (
 // modules) is served with a type a browser accepts for it; browsers refuse
 // a module script served as anything but JavaScript.
 func TestMapPageServesEveryFileItNames(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	get := func(path string, header ...string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest("GET", path, nil)
 		for i := 0; i+1 < len(header); i += 2 {

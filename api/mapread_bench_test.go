@@ -72,8 +72,9 @@ func (m *memoryGuides) VectorTile(context.Context, guides.VectorTileQuery) ([]by
 //	go test ./api -run '^$' -bench MapReads -benchmem
 func BenchmarkMapReads(b *testing.B) {
 	store := newMemoryGuides()
-	svc := guides.NewService(store, guidepost.SystemClock{}, guides.CursorKey("bench-cursor-key-of-32-bytes-long"), nil).WithStamps(store)
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc})
+	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}, Stamps: store},
+		guides.Config{CursorKey: guides.CursorKey("bench-cursor-key-of-32-bytes-long")})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc}, Config{})
 	routes := []struct{ name, path string }{
 		{"nearby", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000"},
 		{"nearby20", "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=20"},

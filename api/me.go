@@ -13,7 +13,7 @@ import (
 // meRoutes are the caller's own things. GET and DELETE /v1/me are with the
 // account routes (auth.go).
 func (s *Server) meRoutes(v1 *gin.RouterGroup) {
-	v1.PATCH("/me", s.requireUser, s.limit(s.deps.Rates.Rename, byAccount), s.patchMe)
+	v1.PATCH("/me", s.requireUser, s.limit(s.cfg.Rates.Rename, byAccount), s.patchMe)
 	v1.GET("/me/guides", s.requireUser, s.guidesEnabled, s.myGuides)
 	v1.GET("/me/media", s.requireUser, s.mediaEnabled, s.myMedia)
 }

@@ -47,7 +47,7 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 	}
 	// The upload rate and the quotas are the media service's, the same for
 	// this route and the direct uploads' (media.Service.AdmitUpload).
-	v1.POST("/media", s.requireUser, s.metered(guidepost.Rate{}, s.deps.Rates.UploadRefusals, dedupeAnswer), s.uploads.admit, s.uploadMedia)
+	v1.POST("/media", s.requireUser, s.metered(guidepost.Rate{}, s.cfg.Rates.UploadRefusals, dedupeAnswer), s.uploads.admit, s.uploadMedia)
 	v1.GET("/media", s.getMediaBatch)
 	v1.GET("/media/:id", s.getMedia)
 	v1.DELETE("/media/:id", s.requireUser, s.deleteMedia)

@@ -17,7 +17,7 @@ import (
 // neither may grow the request metrics' label set.
 func TestMetricLabelsStayBounded(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: reg})
+	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: reg}, api.Config{})
 	h := s.Handler()
 	for i := range 2000 {
 		method := fmt.Sprintf("M%d", rand.IntN(1_000_000))

@@ -208,7 +208,7 @@ func (s *Server) deadline(c *gin.Context) {
 		c.Next()
 		return
 	}
-	d := s.deps.RequestTimeout
+	d := s.cfg.RequestTimeout
 	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
 		d += uploadBodyTime
 	}

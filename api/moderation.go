@@ -24,7 +24,7 @@ type ModerationService interface {
 }
 
 func (s *Server) moderationRoutes(v1 *gin.RouterGroup) {
-	v1.POST("/reports", s.requireUser, s.moderationEnabled, s.limit(s.deps.Rates.Report, byAccount), s.fileReport)
+	v1.POST("/reports", s.requireUser, s.moderationEnabled, s.limit(s.cfg.Rates.Report, byAccount), s.fileReport)
 	v1.GET("/me/reports", s.requireUser, s.moderationEnabled, s.myReports)
 	m := v1.Group("/moderation", s.requireUser, s.moderationEnabled, s.requireModerator)
 	m.GET("/reports", s.moderationQueue)
@@ -265,8 +265,8 @@ func (s *Server) about(c *gin.Context) {
 		reasons[i] = string(r)
 	}
 	var contact *string
-	if s.deps.Contact != "" {
-		contact = &s.deps.Contact
+	if s.cfg.Contact != "" {
+		contact = &s.cfg.Contact
 	}
 	c.Header("Cache-Control", "public, max-age=300")
 	c.JSON(http.StatusOK, gin.H{"name": "guidepost", "contact": contact, "report_reasons": reasons})

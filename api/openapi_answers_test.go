@@ -59,7 +59,7 @@ func newContract(t *testing.T) *contract {
 	store := gsql.NewGuides(db)
 	// Likes reach shared lists only through the poll, here an hour away:
 	// whatever a viewer sees of their own likes comes from the overlay.
-	c := cache.New(store, store, cache.Options{LikePoll: time.Hour, Registerer: prometheus.NewRegistry()})
+	c := cache.New(cache.Deps{Store: store, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{LikePoll: time.Hour})
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -69,13 +69,13 @@ func newContract(t *testing.T) *contract {
 			t.Fatal("cache never synced")
 		}
 	}
-	guideSvc := guides.NewService(c, clock, guides.CursorKey(secret), mediaSvc).
-		WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: clock})
+	guideSvc := guides.New(guides.Deps{Store: c, Clock: clock, URLs: mediaSvc,
+		Keys: &idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: clock}}, guides.Config{CursorKey: guides.CursorKey(secret)})
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth:  auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
-		Media: mediaSvc, Guides: guideSvc, Direct: mediaSvc, Contact: "safety@example.com",
+		Auth:  auth.New(auth.Deps{Store: gsql.NewUsers(db), Tokens: auth.NewTokens(secret, time.Hour, clock), Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions}),
+		Media: mediaSvc, Guides: guideSvc, Direct: mediaSvc,
 		Moderation: moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Guides: guideSvc, Photos: mediaSvc},
-			moderation.Config{AutoHideReports: 2})})
+			moderation.Config{AutoHideReports: 2})}, api.Config{Contact: "safety@example.com"})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &contract{t: t, srv: srv, doc: doc, db: db, cache: c, media: mediaSvc}

@@ -37,7 +37,7 @@ func TestOpenAPIMatchesRoutes(t *testing.T) {
 			documented[strings.ToUpper(method)+" "+path] = true
 		}
 	}
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	param := regexp.MustCompile(`:([A-Za-z_]+)`)
 	registered := map[string]bool{}
 	for _, r := range s.Routes() {
@@ -67,7 +67,7 @@ func diff(a, b map[string]bool) []string {
 }
 
 func TestOpenAPIIsServed(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	rec := httptest.NewRecorder()
 	s.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/openapi.yaml", nil))
 	if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), OpenAPI) || !strings.Contains(rec.Header().Get("Content-Type"), "yaml") {
@@ -78,7 +78,7 @@ func TestOpenAPIIsServed(t *testing.T) {
 // The operational endpoints document 431 as their client error: Go's HTTP
 // server answers it before any route runs, so it holds for every route.
 func TestOversizedHeadersAre431(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{})
 	srv := httptest.NewServer(s.Handler())
 	defer srv.Close()
 	req, err := http.NewRequest("GET", srv.URL+"/healthz", nil)

@@ -20,7 +20,7 @@ import (
 // generic message: no driver text reaches a client.
 func TestInternalErrorsAreLoggedNotShown(t *testing.T) {
 	var logs bytes.Buffer
-	s := New(Deps{Log: slog.New(slog.NewJSONHandler(&logs, nil)), Registry: prometheus.NewRegistry()})
+	s := New(Deps{Log: slog.New(slog.NewJSONHandler(&logs, nil)), Registry: prometheus.NewRegistry()}, Config{})
 	s.engine.GET("/boom", func(c *gin.Context) {
 		fail(c, errors.New(`ERROR: relation "users" does not exist (SQLSTATE 42P01)`))
 	})

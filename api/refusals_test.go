@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
-	"github.com/guidepost/guidepost/api"
-	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/idempotency"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -17,11 +15,11 @@ import (
 // the refusal limit instead; once that is spent every write is refused
 // (a retry loop is bounded), while work done spends the budget alone.
 func TestOnlyWorkDoneSpendsTheBudget(t *testing.T) {
-	f := newFullStackWith(t, func(d *api.Deps, db *gsql.DB) {
+	f := newFullStackWith(t, func(d *testServer, db *gsql.DB) {
 		d.Limiter = limiter(t)
 		d.Rates.GuideWrite = guidepost.Rate{Name: "guide_write", Count: 2, Period: time.Hour}
 		d.Rates.GuideRefusals = guidepost.Rate{Name: "guide_refusals", Count: 5, Period: time.Hour}
-		d.Guides = d.Guides.(*guides.Service).WithKeys(idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: guidepost.SystemClock{}})
+		d.GuideDeps.Keys = &idempotency.Keeper{Store: gsql.NewIdempotencyKeys(db), Clock: guidepost.SystemClock{}}
 	})
 	_, token := f.signup("budget@example.com")
 	create := func(body, key string) reply {

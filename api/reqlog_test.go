@@ -43,8 +43,8 @@ func TestServiceLogLinesCarryTheRequestID(t *testing.T) {
 		Store: gsql.NewMedia(db), Keys: gsql.NewIdempotencyKeys(db), Blobs: objstore.New(testkit.S3Config(t)),
 		Queue: queue.NewClient(rdb), Clock: clock, Log: log.With("service", "media"),
 	}, media.Config{})
-	authSvc := auth.NewService(gsql.NewUsers(db), auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), clock)
-	s := api.New(api.Deps{Log: log.With("service", "api"), Registry: prometheus.NewRegistry(), Auth: authSvc, Media: mediaSvc})
+	authSvc := auth.New(auth.Deps{Store: gsql.NewUsers(db), Tokens: auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions})
+	s := api.New(api.Deps{Log: log.With("service", "api"), Registry: prometheus.NewRegistry(), Auth: authSvc, Media: mediaSvc}, api.Config{})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 

@@ -31,31 +31,9 @@ type Deps struct {
 	Blocks   BlockService // /v1/me/blocks; nil answers 503
 	Checks   []Check
 	Clock    guidepost.Clock
-	// MetricsElsewhere leaves /metrics off this router: main serves it on
-	// an internal address (METRICS_ADDR) instead.
-	MetricsElsewhere bool
-	// MaxInflight bounds requests served at once (0: 256); beyond it a
-	// request queues unless its predicted wait passes QueueWait (0: 1 s),
-	// and is shed with 503 if it waits that long after all (shed.go).
-	MaxInflight int
-	QueueWait   time.Duration
-	// RequestTimeout is a /v1 request's deadline (0: 10 s); an upload gets
-	// it on top of its body time. Work cut by it answers 503.
-	RequestTimeout time.Duration
-	// Uploads bounds upload requests in a pool of their own: their bodies
-	// never hold the MaxInflight slots.
-	Uploads UploadLimits
-	// Bodies bound every other body, read whole before the request is
-	// admitted, so a slow one holds no MaxInflight slot (bodies.go).
-	Bodies BodyLimits
-	// Limiter counts requests against Rates, shared by every API process;
-	// nil limits nothing.
+	// Limiter counts requests against Config.Rates, shared by every API
+	// process; nil limits nothing.
 	Limiter Limiter
-	Rates   Rates
-	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For names
-	// the client; from anyone else it is ignored (none: the connection's
-	// address is the client's).
-	TrustedProxies []string
 	// Events serve GET /v1/events (api/events.go).
 	Events EventStreams
 	// Marks make a signed-in client's reads see its own writes when reads
@@ -63,11 +41,80 @@ type Deps struct {
 	Marks ReadMarks
 	// Moderation serves reports and the moderation routes; nil answers 503.
 	Moderation ModerationService
+}
+
+// Config is how the API serves; DefaultConfig has every default, and New
+// fills a zero field from it (but the rates: a zero Rate limits nothing).
+type Config struct {
+	// MetricsElsewhere leaves /metrics off this router: main serves it on
+	// an internal address (METRICS_ADDR) instead.
+	MetricsElsewhere bool
+	// MaxInflight bounds requests served at once (HTTP_MAX_INFLIGHT);
+	// beyond it a request queues unless its predicted wait passes
+	// QueueWait, and is shed with 503 if it waits that long after all
+	// (shed.go).
+	MaxInflight int
+	QueueWait   time.Duration
+	// RequestTimeout is a /v1 request's deadline; an upload gets it on top
+	// of its body time. Work cut by it answers 503.
+	RequestTimeout time.Duration
+	// Uploads bounds upload requests in a pool of their own: their bodies
+	// never hold the MaxInflight slots.
+	Uploads UploadLimits
+	// Bodies bound every other body, read whole before the request is
+	// admitted, so a slow one holds no MaxInflight slot (bodies.go).
+	Bodies BodyLimits
+	Rates  Rates
+	// TrustedProxies are the addresses or CIDRs whose X-Forwarded-For names
+	// the client; from anyone else it is ignored (none: the connection's
+	// address is the client's).
+	TrustedProxies []string
+	// Streams time the open event streams (api/events.go).
+	Streams StreamTimings
 	// Contact is the published contact GET /v1/about serves
 	// (MODERATION_CONTACT).
 	Contact string
 	// CORS lets web pages on other origins call the API (api/cors.go).
 	CORS CORS
+}
+
+// DefaultConfig is the API's configuration with every default: the
+// numbers config.Parse starts from.
+func DefaultConfig() Config {
+	hour := time.Hour
+	return Config{
+		MaxInflight:    256,
+		QueueWait:      time.Second,
+		RequestTimeout: 10 * time.Second,
+		Uploads:        UploadLimits{Slots: 64, PerUser: 4, PerAddr: 16, MinRate: 32 << 10, Grace: 10 * time.Second},
+		Bodies:         BodyLimits{PerAddr: 16, MinRate: 8 << 10, Grace: 5 * time.Second},
+		Streams:        StreamTimings{Heartbeat: 15 * time.Second, Recheck: time.Minute},
+		Rates: Rates{
+			Signup:         guidepost.Rate{Name: "signup", Count: 10, Period: hour},
+			Guest:          guidepost.Rate{Name: "guest", Count: 300, Period: hour},
+			GuideWrite:     guidepost.Rate{Name: "guide_write", Count: 120, Period: hour},
+			GuideRefusals:  guidepost.Rate{Name: "guide_refusals", Count: 1200, Period: hour},
+			UploadRefusals: guidepost.Rate{Name: "upload_refusals", Count: 1200, Period: hour},
+			Like:           guidepost.Rate{Name: "like", Count: 600, Period: hour},
+			Rename:         guidepost.Rate{Name: "rename", Count: 10, Period: 24 * hour},
+			Report:         guidepost.Rate{Name: "report", Count: 30, Period: hour},
+			Refresh:        guidepost.Rate{Name: "refresh_ip", Count: 1200, Period: time.Minute},
+			Block:          guidepost.Rate{Name: "block", Count: 300, Period: hour},
+		},
+	}
+}
+
+// withDefaults fills every zero field from DefaultConfig but the rates.
+func (c Config) withDefaults() Config {
+	def := DefaultConfig()
+	guidepost.Default(&c.MaxInflight, def.MaxInflight)
+	guidepost.Default(&c.QueueWait, def.QueueWait)
+	guidepost.Default(&c.RequestTimeout, def.RequestTimeout)
+	c.Uploads = c.Uploads.withDefaults(def.Uploads)
+	c.Bodies = c.Bodies.withDefaults(def.Bodies)
+	guidepost.Default(&c.Streams.Heartbeat, def.Streams.Heartbeat)
+	guidepost.Default(&c.Streams.Recheck, def.Streams.Recheck)
+	return c
 }
 
 // ReadMarks follow, per user and across API processes, how far the
@@ -81,6 +128,7 @@ type ReadMarks interface {
 // Server routes HTTP requests to the services.
 type Server struct {
 	deps     Deps
+	cfg      Config
 	engine   *gin.Engine
 	draining atomic.Bool
 	shed     *shedder
@@ -97,14 +145,14 @@ type Server struct {
 }
 
 // New builds the router and registers HTTP metrics on deps.Registry.
-func New(deps Deps) *Server {
-	deps = deps.withDefaults()
+func New(deps Deps, cfg Config) *Server {
+	deps, cfg = deps.withDefaults(), cfg.withDefaults()
 	gin.SetMode(gin.ReleaseMode)
-	s := &Server{deps: deps, engine: gin.New(), corsPolicy: newCORSPolicy(deps.CORS)}
-	s.shed = newShedder(deps.MaxInflight, deps.QueueWait, deps.Registry)
+	s := &Server{deps: deps, cfg: cfg, engine: gin.New(), corsPolicy: newCORSPolicy(cfg.CORS)}
+	s.shed = newShedder(cfg.MaxInflight, cfg.QueueWait, deps.Registry)
 	s.ready = newReadiness(deps)
-	s.uploads = newUploadGate(deps.Uploads, deps.Registry)
-	s.bodies = newBodyGate(deps.Bodies, deps.Registry)
+	s.uploads = newUploadGate(cfg.Uploads, deps.Registry)
+	s.bodies = newBodyGate(cfg.Bodies, deps.Registry)
 	s.answers = newAnswerMemo(deps.Registry)
 	s.clusters = s.answers.forClusters()
 	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
@@ -112,7 +160,7 @@ func New(deps Deps) *Server {
 	e := s.engine
 	// gin trusts every proxy unless told otherwise; then any client could
 	// pick the address its rate limits count under.
-	if err := e.SetTrustedProxies(deps.TrustedProxies); err != nil {
+	if err := e.SetTrustedProxies(cfg.TrustedProxies); err != nil {
 		deps.Log.Error("api: bad trusted proxies; trusting none", "err", err)
 		e.SetTrustedProxies(nil)
 	}
@@ -133,12 +181,6 @@ func (d Deps) withDefaults() Deps {
 	if d.Clock == nil {
 		d.Clock = guidepost.SystemClock{}
 	}
-	guidepost.Default(&d.MaxInflight, 256)
-	guidepost.Default(&d.QueueWait, time.Second)
-	guidepost.Default(&d.RequestTimeout, 10*time.Second)
-	d.Uploads.defaults()
-	d.Bodies.defaults()
-	d.Events.defaults()
 	return d
 }
 
@@ -146,7 +188,7 @@ func (s *Server) routes() {
 	e := s.engine
 	e.GET("/healthz", s.healthz)
 	e.GET("/readyz", s.readyz)
-	if !s.deps.MetricsElsewhere {
+	if !s.cfg.MetricsElsewhere {
 		e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.deps.Registry, promhttp.HandlerOpts{})))
 	}
 	e.GET("/openapi.yaml", serveOpenAPI)

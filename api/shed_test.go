@@ -12,7 +12,7 @@ import (
 )
 
 func TestShedderAnswers503WhenFull(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), MaxInflight: 1, QueueWait: 50 * time.Millisecond})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{MaxInflight: 1, QueueWait: 50 * time.Millisecond})
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	var once sync.Once
@@ -53,7 +53,7 @@ func TestShedderAnswers503WhenFull(t *testing.T) {
 // are served, none shed.
 func TestShedderQueuesCheapRequestsBeyondTheLimit(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: reg, MaxInflight: 4, QueueWait: 5 * time.Second})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: reg}, Config{MaxInflight: 4, QueueWait: 5 * time.Second})
 	s.engine.GET("/v1/cheap", s.shed.handler, func(c *gin.Context) {
 		time.Sleep(time.Millisecond)
 		c.Status(204)
@@ -85,7 +85,7 @@ func TestShedderQueuesCheapRequestsBeyondTheLimit(t *testing.T) {
 // Once requests are known to hold a slot long, a request whose predicted
 // wait passes the target is refused on arrival, not after waiting it out.
 func TestShedderRefusesAtOnceWhenTheWaitWouldPassTheTarget(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), MaxInflight: 1, QueueWait: 400 * time.Millisecond})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{MaxInflight: 1, QueueWait: 400 * time.Millisecond})
 	release := make(chan struct{})
 	entered := make(chan struct{}, 1)
 	s.engine.GET("/v1/slow", s.shed.handler, func(c *gin.Context) {
@@ -124,7 +124,7 @@ func TestShedderRefusesAtOnceWhenTheWaitWouldPassTheTarget(t *testing.T) {
 // A handler that gives its slot back (a like waiting for its group
 // commit) lets the next request in while it still waits.
 func TestShedderSlotGivenBackServesTheNext(t *testing.T) {
-	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), MaxInflight: 1, QueueWait: 50 * time.Millisecond})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry()}, Config{MaxInflight: 1, QueueWait: 50 * time.Millisecond})
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	s.engine.GET("/v1/waits", s.shed.handler, func(c *gin.Context) {

@@ -26,13 +26,14 @@ func mapServer(t *testing.T, db *gsql.DB, store guides.Store) *harness {
 	t.Helper()
 	clock := guidepost.SystemClock{}
 	secret := strings.Repeat("k", 32)
-	svc := guides.NewService(store, clock, guides.CursorKey(secret), nil)
+	deps := guides.Deps{Store: store, Clock: clock}
 	if st, ok := store.(guides.Stamps); ok {
-		svc = svc.WithStamps(st)
+		deps.Stamps = st
 	}
+	svc := guides.New(deps, guides.Config{CursorKey: guides.CursorKey(secret)})
 	s := api.New(api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth:   auth.NewService(gsql.NewUsers(db), auth.NewTokens(secret, time.Hour, clock), clock),
-		Guides: svc})
+		Auth:   auth.New(auth.Deps{Store: gsql.NewUsers(db), Tokens: auth.NewTokens(secret, time.Hour, clock), Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions}),
+		Guides: svc}, api.Config{})
 	srv := httptest.NewServer(s.Handler())
 	t.Cleanup(srv.Close)
 	return &harness{t: t, srv: srv}

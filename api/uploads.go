@@ -27,12 +27,13 @@ type UploadLimits struct {
 	Grace   time.Duration // head start before MinRate counts (10 s)
 }
 
-func (l *UploadLimits) defaults() {
-	guidepost.Default(&l.Slots, 64)
-	guidepost.Default(&l.PerUser, 4)
-	guidepost.Default(&l.PerAddr, 16)
-	guidepost.Default(&l.MinRate, 32<<10)
-	guidepost.Default(&l.Grace, 10*time.Second)
+func (l UploadLimits) withDefaults(def UploadLimits) UploadLimits {
+	guidepost.Default(&l.Slots, def.Slots)
+	guidepost.Default(&l.PerUser, def.PerUser)
+	guidepost.Default(&l.PerAddr, def.PerAddr)
+	guidepost.Default(&l.MinRate, def.MinRate)
+	guidepost.Default(&l.Grace, def.Grace)
+	return l
 }
 
 // uploadQueueWait is how long an upload waits for a slot: longer than the

@@ -63,17 +63,18 @@ func (a *acceptAll) Spool(r io.Reader) (*media.Spooled, error) {
 
 // uploadServer is a real HTTP server (read deadlines need one) with real
 // accounts and tokens.
-func uploadServer(t *testing.T, tune func(*api.Deps)) (*httptest.Server, *acceptAll) {
+func uploadServer(t *testing.T, tune func(*testServer)) (*httptest.Server, *acceptAll) {
 	c := &clock{}
 	c.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, c)
 	svc := &acceptAll{}
-	deps := api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(),
-		Auth: auth.NewService(gsql.NewUsers(testkit.DB(t)), tokens, c), Media: svc, Clock: c}
+	ts := &testServer{Deps: api.Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Media: svc, Clock: c},
+		AuthDeps: auth.Deps{Store: gsql.NewUsers(testkit.DB(t)), Tokens: tokens, Clock: c}}
 	if tune != nil {
-		tune(&deps)
+		tune(ts)
 	}
-	srv := httptest.NewServer(api.New(deps).Handler())
+	ts.Auth = ts.authService()
+	srv := httptest.NewServer(ts.server().Handler())
 	t.Cleanup(srv.Close)
 	return srv, svc
 }
@@ -245,7 +246,7 @@ func trickle(t *testing.T, base, token string, chunk, size, stallAt int, every t
 // A body that stalls, or trickles below the minimum rate once its grace is
 // over, is cut with 408; one that keeps up is received whole.
 func TestUploadBodyBelowMinimumRateIsCut(t *testing.T) {
-	srv, svc := uploadServer(t, func(d *api.Deps) {
+	srv, svc := uploadServer(t, func(d *testServer) {
 		d.Uploads = api.UploadLimits{MinRate: 32 << 10, Grace: 300 * time.Millisecond}
 	})
 	token := guestToken(t, srv.URL)
@@ -285,7 +286,7 @@ func TestUploadBodyBelowMinimumRateIsCut(t *testing.T) {
 // be stored: the body's read deadline must not outlive the body and cut
 // the request it belongs to.
 func TestUploadWorkPastTheGraceIsNotCut(t *testing.T) {
-	srv, svc := uploadServer(t, func(d *api.Deps) {
+	srv, svc := uploadServer(t, func(d *testServer) {
 		d.Uploads = api.UploadLimits{MinRate: 32 << 10, Grace: 200 * time.Millisecond}
 	})
 	svc.delay = time.Second
@@ -311,7 +312,7 @@ func TestUploadWorkPastTheGraceIsNotCut(t *testing.T) {
 
 // Over a quota: 403 problem+json whose quota member names it.
 func TestOverQuotaAnswers403NamingTheQuota(t *testing.T) {
-	srv, _ := uploadServer(t, func(d *api.Deps) {
+	srv, _ := uploadServer(t, func(d *testServer) {
 		d.Media.(*acceptAll).err = guidepost.QuotaExceeded("photos", 5000, 5000, "this account stores 5000 photos, its quota")
 	})
 	status, body := trickle(t, srv.URL, guestToken(t, srv.URL), 1<<10, 4<<10, 0, time.Millisecond)

@@ -12,7 +12,7 @@ import (
 // When every hashing slot is busy, sign-up sheds with "unavailable" after a
 // short wait instead of queueing 19 MiB argon2 runs without bound.
 func TestSignupShedsWhenHashingIsSaturated(t *testing.T) {
-	svc := NewService(noAccounts{}, NewTokens(strings.Repeat("k", 32), time.Hour, guidepost.SystemClock{}), guidepost.SystemClock{})
+	svc := New(Deps{Store: noAccounts{}, Tokens: NewTokens(strings.Repeat("k", 32), time.Hour, guidepost.SystemClock{}), Clock: guidepost.SystemClock{}}, Config{})
 	for range cap(svc.hashing) {
 		svc.hashing <- struct{}{}
 	}

@@ -15,8 +15,7 @@ import (
 // the grace it gets a working pair and the session lives on; the pair of
 // the lost answer works too. After the grace the same token is a theft.
 func TestRefreshRetriedWithinTheGraceGetsAWorkingPair(t *testing.T) {
-	svc, clock := newService(t)
-	svc.WithSessionPolicy(auth.SessionPolicy{Grace: 10 * time.Second})
+	svc, clock := newServiceWith(t, func(_ *auth.Deps, c *auth.Config) { c.Sessions = auth.SessionPolicy{Grace: 10 * time.Second} })
 	ctx := context.Background()
 	first := guest(t, svc)
 	lost, err := svc.Refresh(ctx, first.RefreshToken)
@@ -47,9 +46,8 @@ func TestRefreshRetriedWithinTheGraceGetsAWorkingPair(t *testing.T) {
 // A session ends REFRESH_TTL after its last use, not after it began, and
 // at most MaxAge after it began however often it is used.
 func TestSessionsEndAfterLastUseUpToTheirCeiling(t *testing.T) {
-	svc, clock := newService(t)
 	const day = 24 * time.Hour
-	svc.WithSessionPolicy(auth.SessionPolicy{TTL: 30 * day, MaxAge: 70 * day})
+	svc, clock := newServiceWith(t, func(_ *auth.Deps, c *auth.Config) { c.Sessions = auth.SessionPolicy{TTL: 30 * day, MaxAge: 70 * day} })
 	ctx := context.Background()
 	s := guest(t, svc)
 	var err error

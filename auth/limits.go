@@ -30,7 +30,7 @@ type Limiter interface {
 // logs in as usual. The price: someone who knows an email can keep its
 // owner out for the window by failing on purpose.
 type LoginLimits struct {
-	Limiter  Limiter        // nil: no limits
+	limiter  Limiter        // Deps.Limiter; nil: no rates
 	PerAddr  guidepost.Rate // per client address
 	PerEmail guidepost.Rate // per account email
 	// InFlightPerAddr caps one address's attempts being checked at once in
@@ -44,12 +44,6 @@ type LoginLimits struct {
 	// a pair (rows written, argon2-free but not free), so without it one
 	// stolen token is a flood of sessions' worth of writes.
 	PerRefreshToken guidepost.Rate
-}
-
-// WithLoginLimits sets the log-in limits; main calls it before serving.
-func (s *Service) WithLoginLimits(l LoginLimits) *Service {
-	s.limits = l
-	return s
 }
 
 // guarded runs one attempt of a password route under its guards: the
@@ -117,7 +111,7 @@ type loginHold struct {
 // the one that is used up.
 func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, error) {
 	h := &loginHold{l: l}
-	if l.Limiter == nil {
+	if l.limiter == nil {
 		return h, nil
 	}
 	type scoped struct {
@@ -135,7 +129,7 @@ func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, 
 		if k.rate.Off() || k.key == "" {
 			continue
 		}
-		res := l.Limiter.Take(ctx, k.key, k.rate, 1)
+		res := l.limiter.Take(ctx, k.key, k.rate, 1)
 		if !res.Allowed {
 			h.release(ctx)
 			return nil, guidepost.RateLimited(k.rate, res, fmt.Sprintf(
@@ -149,7 +143,7 @@ func (l LoginLimits) hold(ctx context.Context, addr, email string) (*loginHold, 
 // release gives the held events back.
 func (h *loginHold) release(ctx context.Context) {
 	for i, key := range h.keys {
-		h.l.Limiter.Take(context.WithoutCancel(ctx), key, h.by[i], -1)
+		h.l.limiter.Take(context.WithoutCancel(ctx), key, h.by[i], -1)
 	}
 	h.keys, h.by = nil, nil
 }

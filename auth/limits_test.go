@@ -19,12 +19,14 @@ import (
 // limitedService is the real service on the real limiter, on a private
 // Redis so the counts start empty.
 func limitedService(t *testing.T, perAddr, perEmail guidepost.Rate) *auth.Service {
-	svc, _ := newService(t)
 	opt, _ := redis.ParseURL(testkit.StartRedis(t).URL)
 	client := redis.NewClient(opt)
 	t.Cleanup(func() { client.Close() })
-	return svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}),
-		PerAddr: perAddr, PerEmail: perEmail})
+	svc, _ := newServiceWith(t, func(d *auth.Deps, c *auth.Config) {
+		d.Limiter = ratelimit.New(ratelimit.Deps{Client: client}, ratelimit.Config{})
+		c.Login = auth.LoginLimits{PerAddr: perAddr, PerEmail: perEmail}
+	})
+	return svc
 }
 
 func signup(t *testing.T, svc *auth.Service, email string) {
@@ -119,14 +121,16 @@ func TestLoginsInFlightAreCappedPerAddressWithoutRedis(t *testing.T) {
 // serviceWithRedisDown has the log-in guards on a limiter whose Redis has
 // stopped: the rates let everything through, the in-flight cap of 2 holds.
 func serviceWithRedisDown(t *testing.T) *auth.Service {
-	svc, _ := newService(t)
 	srv := testkit.StartRedis(t)
 	opt, _ := redis.ParseURL(srv.URL)
 	client := redis.NewClient(opt)
 	t.Cleanup(func() { client.Close() })
 	srv.Stop()
-	return svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}), InFlightPerAddr: 2,
-		PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}})
+	svc, _ := newServiceWith(t, func(d *auth.Deps, c *auth.Config) {
+		d.Limiter = ratelimit.New(ratelimit.Deps{Client: client}, ratelimit.Config{})
+		c.Login = auth.LoginLimits{InFlightPerAddr: 2, PerAddr: guidepost.Rate{Name: "login_ip", Count: 2, Period: time.Hour}}
+	})
+	return svc
 }
 
 // guessesBesideAnHonestLogin sends n wrong log-ins at once from one
@@ -164,12 +168,13 @@ func floodBesideAnHonestLogin(t *testing.T, svc *auth.Service, n int, attempt fu
 // refused before any row is read, and the pair it was given still works.
 func TestRefreshTokenPresentationsAreLimited(t *testing.T) {
 	ctx := context.Background()
-	svc, _ := newService(t)
 	opt, _ := redis.ParseURL(testkit.StartRedis(t).URL)
 	client := redis.NewClient(opt)
 	t.Cleanup(func() { client.Close() })
-	svc.WithLoginLimits(auth.LoginLimits{Limiter: ratelimit.New(client, ratelimit.Options{}),
-		PerRefreshToken: guidepost.Rate{Name: "refresh_token", Count: 3, Period: time.Minute}})
+	svc, _ := newServiceWith(t, func(d *auth.Deps, c *auth.Config) {
+		d.Limiter = ratelimit.New(ratelimit.Deps{Client: client}, ratelimit.Config{})
+		c.Login = auth.LoginLimits{PerRefreshToken: guidepost.Rate{Name: "refresh_token", Count: 3, Period: time.Minute}}
+	})
 	sess := guest(t, svc)
 	var last auth.Session
 	for i := range 3 { // the first use and two retries within the grace

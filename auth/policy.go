@@ -17,24 +17,6 @@ type SessionPolicy struct {
 	Grace time.Duration
 }
 
-// DefaultSessionPolicy: 30 days unused, a year at most, a 10 s grace.
-var DefaultSessionPolicy = SessionPolicy{TTL: DefaultRefreshTTL, MaxAge: 365 * 24 * time.Hour, Grace: 10 * time.Second}
-
-// WithSessionPolicy sets the session lifetimes and the grace. A zero TTL
-// or MaxAge keeps the current one; the grace is taken as given (0: none).
-// The ceiling is never below TTL.
-func (s *Service) WithSessionPolicy(p SessionPolicy) *Service {
-	if p.TTL > 0 {
-		s.sessions.TTL = p.TTL
-	}
-	if p.MaxAge > 0 {
-		s.sessions.MaxAge = p.MaxAge
-	}
-	s.sessions.Grace = max(0, p.Grace)
-	s.sessions.MaxAge = max(s.sessions.MaxAge, s.sessions.TTL)
-	return s
-}
-
 // Renewal is what one refresh asks of the store.
 type Renewal struct {
 	Now    time.Time

@@ -32,27 +32,63 @@ type Service struct {
 	inflight guidepost.InFlight // log-ins being checked, by client address
 }
 
-// DefaultRefreshTTL is how long a session lasts unused: a phone that opens
-// the app once a month stays signed in.
-const DefaultRefreshTTL = 30 * 24 * time.Hour
+// Deps are what the service consumes.
+type Deps struct {
+	Store  Store
+	Tokens *Tokens
+	Clock  guidepost.Clock
+	// Limiter counts Config.Login's rates, shared by every API process;
+	// nil: no rates (the in-flight cap still holds).
+	Limiter Limiter
+}
 
-// NewService wires the account use cases; sessions follow
-// DefaultSessionPolicy (see WithSessionPolicy).
-func NewService(store Store, tokens *Tokens, clock guidepost.Clock) *Service {
+// Config is the session policy and the log-in limits.
+type Config struct {
+	Sessions SessionPolicy
+	Login    LoginLimits
+}
+
+// DefaultConfig is the service's configuration with every default: the
+// numbers config.Parse starts from. A session lasts 30 days unused (a
+// phone that opens the app once a month stays signed in), a year at most,
+// and a refresh is forgiven a 10 s retry.
+func DefaultConfig() Config {
+	return Config{
+		Sessions: SessionPolicy{TTL: 30 * 24 * time.Hour, MaxAge: 365 * 24 * time.Hour, Grace: 10 * time.Second},
+		Login: LoginLimits{
+			PerAddr:         guidepost.Rate{Name: "login_ip", Count: 30, Period: 10 * time.Minute},
+			PerEmail:        guidepost.Rate{Name: "login_email", Count: 10, Period: 10 * time.Minute},
+			InFlightPerAddr: 2,
+			PerRefreshToken: guidepost.Rate{Name: "refresh_token", Count: 5, Period: time.Minute},
+		},
+	}
+}
+
+// withDefaults fills a zero TTL or MaxAge from DefaultConfig; the grace
+// and the log-in limits are taken as given (zero: none). The ceiling is
+// never below TTL.
+func (c Config) withDefaults() Config {
+	def := DefaultConfig().Sessions
+	p := &c.Sessions
+	guidepost.Default(&p.TTL, def.TTL)
+	guidepost.Default(&p.MaxAge, def.MaxAge)
+	p.Grace = max(0, p.Grace)
+	p.MaxAge = max(p.MaxAge, p.TTL)
+	return c
+}
+
+// New wires the account use cases.
+func New(deps Deps, cfg Config) *Service {
 	h, err := hashPassword(rand.Text())
 	if err != nil {
 		panic(err) // crypto/rand never fails on Linux
 	}
-	return &Service{store: store, tokens: tokens, clock: clock, dummyHash: h,
-		hashing: make(chan struct{}, max(2, runtime.NumCPU())), sessions: DefaultSessionPolicy}
-}
-
-// WithRefreshTTL sets how long a session lasts unused (REFRESH_TTL).
-func (s *Service) WithRefreshTTL(d time.Duration) *Service {
-	if d > 0 {
-		s.sessions.TTL = d
-	}
-	return s
+	cfg = cfg.withDefaults()
+	limits := cfg.Login
+	limits.limiter = deps.Limiter
+	return &Service{store: deps.Store, tokens: deps.Tokens, clock: deps.Clock, dummyHash: h,
+		hashing: make(chan struct{}, max(2, runtime.NumCPU())), sessions: cfg.Sessions,
+		limits: limits}
 }
 
 // SignupInput is a new account's fields. ClientAddr is the address failed

@@ -20,7 +20,12 @@ func (c *movableClock) Now() time.Time      { return time.Unix(0, c.now.Load()) 
 func (c *movableClock) Add(d time.Duration) { c.now.Add(int64(d)) }
 
 func newService(t *testing.T) (*auth.Service, *movableClock) {
-	f := newFixture(t)
+	return newServiceWith(t, nil)
+}
+
+// newServiceWith is newService with its deps and config tuned first.
+func newServiceWith(t *testing.T, tune func(*auth.Deps, *auth.Config)) (*auth.Service, *movableClock) {
+	f := newFixtureWith(t, tune)
 	return f.svc, f.clock
 }
 
@@ -44,13 +49,21 @@ func guest(t *testing.T, svc *auth.Service) auth.Session {
 	return s
 }
 
-func newFixture(t *testing.T) fixture {
+func newFixture(t *testing.T) fixture { return newFixtureWith(t, nil) }
+
+// newFixtureWith builds the service on the default sessions and no log-in
+// limits, tuned by tune when set.
+func newFixtureWith(t *testing.T, tune func(*auth.Deps, *auth.Config)) fixture {
 	clock := &movableClock{}
 	clock.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
 	db := testkit.DB(t)
 	users := gsql.NewUsers(db)
-	return fixture{svc: auth.NewService(users, tokens, clock), clock: clock, users: users, tokens: tokens, db: db}
+	deps, cfg := auth.Deps{Store: users, Tokens: tokens, Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions}
+	if tune != nil {
+		tune(&deps, &cfg)
+	}
+	return fixture{svc: auth.New(deps, cfg), clock: clock, users: users, tokens: tokens, db: db}
 }
 
 func TestSignupLoginAndMe(t *testing.T) {

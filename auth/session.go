@@ -99,10 +99,10 @@ func (s *Service) Refresh(ctx context.Context, refreshToken string) (Session, er
 // read or written.
 func (s *Service) refreshAllowed(ctx context.Context, hash []byte) error {
 	r := s.limits.PerRefreshToken
-	if s.limits.Limiter == nil || r.Off() {
+	if s.limits.limiter == nil || r.Off() {
 		return nil
 	}
-	res := s.limits.Limiter.Take(ctx, "refresh:"+hex.EncodeToString(hash[:16]), r, 1)
+	res := s.limits.limiter.Take(ctx, "refresh:"+hex.EncodeToString(hash[:16]), r, 1)
 	if !res.Allowed {
 		return guidepost.RateLimited(r, res, fmt.Sprintf("this refresh token was presented too often (%s allows %d per %s); retry in %d s",
 			r.Name, r.Count, r.Period, int(res.RetryAfter.Seconds())+1))

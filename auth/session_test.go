@@ -37,7 +37,7 @@ func TestRefreshRotatesAndReuseRevokesTheSession(t *testing.T) {
 	if _, err := svc.Authenticate(ctx, second.AccessToken); err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(auth.DefaultSessionPolicy.Grace + time.Second)
+	clock.Add(auth.DefaultConfig().Sessions.Grace + time.Second)
 	_, err = svc.Refresh(ctx, first.RefreshToken)
 	wantUnauthorized(t, err, "reuse")
 	_, err = svc.Refresh(ctx, second.RefreshToken)
@@ -93,7 +93,7 @@ func TestRefreshTokenExpiresWithItsSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Add(auth.DefaultRefreshTTL + time.Second)
+	clock.Add(auth.DefaultConfig().Sessions.TTL + time.Second)
 	_, err = svc.Refresh(ctx, sess.RefreshToken)
 	wantUnauthorized(t, err, "expired session")
 }
@@ -195,7 +195,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 	clock := &movableClock{}
 	clock.now.Store(time.Now().UnixNano())
 	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
-	svc := auth.NewService(gsql.NewUsers(testkit.DB(b)), tokens, clock)
+	svc := auth.New(auth.Deps{Store: gsql.NewUsers(testkit.DB(b)), Tokens: tokens, Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions})
 	sess, err := svc.Guest(context.Background())
 	if err != nil {
 		b.Fatal(err)

@@ -26,8 +26,18 @@ type SweepStore interface {
 // every guest launch an account, and without it nothing would ever go.
 // The worker's sweeper runs it with the media sweep.
 type Sweeper struct {
+	deps SweeperDeps
+	cfg  SweeperConfig
+}
+
+// SweeperDeps are what the sweeper deletes from, and its clock.
+type SweeperDeps struct {
 	Store SweepStore
 	Clock guidepost.Clock
+}
+
+// SweeperConfig is what the sweeper keeps, and how much it deletes at once.
+type SweeperConfig struct {
 	// UsedRetention is how long a used refresh token is kept (at least
 	// the grace): presented again meanwhile it revokes its session as
 	// leaked; once deleted, it is merely unknown. Keeping them a while is
@@ -35,8 +45,23 @@ type Sweeper struct {
 	// back later with the old token.
 	UsedRetention time.Duration
 	GuestIdle     time.Duration // GUEST_IDLE_TTL; 0 keeps every guest
-	Batch         int           // rows per statement; 1000 if 0
-	MaxBatches    int           // statements per kind per sweep; 10 if 0
+	Batch         int           // rows per statement
+	MaxBatches    int           // statements per kind per sweep
+}
+
+// DefaultSweeperConfig has every default: the numbers config.Parse
+// starts from.
+func DefaultSweeperConfig() SweeperConfig {
+	return SweeperConfig{UsedRetention: 7 * 24 * time.Hour, GuestIdle: 30 * 24 * time.Hour, Batch: 1000, MaxBatches: 10}
+}
+
+// NewSweeper builds the sweeper; a zero Batch or MaxBatches takes the
+// default, the ages are taken as given.
+func NewSweeper(deps SweeperDeps, cfg SweeperConfig) *Sweeper {
+	def := DefaultSweeperConfig()
+	guidepost.Default(&cfg.Batch, def.Batch)
+	guidepost.Default(&cfg.MaxBatches, def.MaxBatches)
+	return &Sweeper{deps: deps, cfg: cfg}
 }
 
 // SweepReport counts what one sweep deleted.
@@ -47,7 +72,7 @@ type SweepReport struct{ Tokens, Sessions, Guests int }
 // larger than MaxBatches batches is left to the next sweep, so one sweep
 // never runs long.
 func (s *Sweeper) Sweep(ctx context.Context) (SweepReport, error) {
-	now := s.Clock.Now().UTC()
+	now := s.deps.Clock.Now().UTC()
 	var r SweepReport
 	var errs []error
 	for _, kind := range []struct {
@@ -56,12 +81,12 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepReport, error) {
 		off bool
 	}{
 		{&r.Tokens, func(ctx context.Context, n int) (int, error) {
-			return s.Store.DeleteUsedRefreshTokens(ctx, now.Add(-s.UsedRetention), n)
+			return s.deps.Store.DeleteUsedRefreshTokens(ctx, now.Add(-s.cfg.UsedRetention), n)
 		}, false},
-		{&r.Sessions, func(ctx context.Context, n int) (int, error) { return s.Store.DeleteDeadSessions(ctx, now, n) }, false},
+		{&r.Sessions, func(ctx context.Context, n int) (int, error) { return s.deps.Store.DeleteDeadSessions(ctx, now, n) }, false},
 		{&r.Guests, func(ctx context.Context, n int) (int, error) {
-			return s.Store.DeleteIdleGuests(ctx, now.Add(-s.GuestIdle), n)
-		}, s.GuestIdle <= 0},
+			return s.deps.Store.DeleteIdleGuests(ctx, now.Add(-s.cfg.GuestIdle), n)
+		}, s.cfg.GuestIdle <= 0},
 	} {
 		if kind.off {
 			continue
@@ -74,9 +99,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (SweepReport, error) {
 }
 
 func (s *Sweeper) batches(ctx context.Context, del func(context.Context, int) (int, error)) (total int, err error) {
-	size, most := s.Batch, s.MaxBatches
-	guidepost.Default(&size, 1000)
-	guidepost.Default(&most, 10)
+	size, most := s.cfg.Batch, s.cfg.MaxBatches
 	for range most {
 		n, err := del(ctx, size)
 		total += n

@@ -19,8 +19,13 @@ func (f fixture) count(t *testing.T, query string, args ...any) int {
 	return n
 }
 
-func (f fixture) sweeper() *auth.Sweeper {
-	return &auth.Sweeper{Store: f.users, Clock: f.clock, UsedRetention: 10 * time.Second, GuestIdle: 30 * 24 * time.Hour}
+func (f fixture) sweeper() *auth.Sweeper { return f.sweeperWith(0, 0) }
+
+// sweeperWith is the sweeper deleting batch rows at a time, at most most
+// batches per kind (0: the defaults).
+func (f fixture) sweeperWith(batch, most int) *auth.Sweeper {
+	return auth.NewSweeper(auth.SweeperDeps{Store: f.users, Clock: f.clock},
+		auth.SweeperConfig{UsedRetention: 10 * time.Second, GuestIdle: 30 * 24 * time.Hour, Batch: batch, MaxBatches: most})
 }
 
 // Every refresh writes a row: the sweeper deletes used tokens once their
@@ -54,7 +59,7 @@ func TestSweepDeletesUsedTokensAndDeadSessions(t *testing.T) {
 	if live, err = f.svc.Refresh(ctx, live.RefreshToken); err != nil {
 		t.Fatalf("the live session after the sweep: %v", err)
 	}
-	f.clock.Add(auth.DefaultRefreshTTL + time.Second)
+	f.clock.Add(auth.DefaultConfig().Sessions.TTL + time.Second)
 	if r, err := f.sweeper().Sweep(ctx); err != nil || r.Sessions != 1 || r.Tokens != 1 {
 		t.Fatalf("sweep after the session ended: %+v %v, want it and its used token", r, err)
 	}
@@ -73,8 +78,7 @@ func TestSweepIsBatchLimited(t *testing.T) {
 		c, _ := f.svc.Authenticate(ctx, s.AccessToken)
 		f.svc.Logout(ctx, c)
 	}
-	sw := f.sweeper()
-	sw.Batch, sw.MaxBatches = 2, 2
+	sw := f.sweeperWith(2, 2)
 	for i, want := range []int{4, 1, 0} {
 		if r, err := sw.Sweep(ctx); err != nil || r.Sessions != want {
 			t.Fatalf("sweep %d: %+v %v, want %d sessions", i, r, err, want)

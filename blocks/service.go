@@ -10,14 +10,10 @@ import (
 	"github.com/guidepost/guidepost"
 )
 
-// Page sizes of GET /v1/me/blocks, and the default cap on one user's
-// blocks (BLOCKS_MAX): enough for anyone being harassed, small enough
-// that a set stays a few kilobytes in every process's memory and one
-// indexed exclusion in a query.
+// Page sizes of GET /v1/me/blocks.
 const (
 	DefaultLimit = 20
 	MaxLimit     = 100
-	DefaultMax   = 1000
 )
 
 // Service implements the block use cases.
@@ -27,10 +23,27 @@ type Service struct {
 	max   int
 }
 
-// NewService wires the use cases; max ≤ 0 takes DefaultMax.
-func NewService(store Store, clock guidepost.Clock, max int) *Service {
-	guidepost.Default(&max, DefaultMax)
-	return &Service{store: store, clock: clock, max: max}
+// Deps are what the use cases consume.
+type Deps struct {
+	Store Store
+	Clock guidepost.Clock
+}
+
+// Config bounds blocks.
+type Config struct {
+	Max int // BLOCKS_MAX: users one user may block
+}
+
+// DefaultConfig has every default. The cap on one user's blocks is
+// enough for anyone being harassed, small enough that a set stays a few
+// kilobytes in every process's memory and one indexed exclusion in a
+// query.
+func DefaultConfig() Config { return Config{Max: 1000} }
+
+// New wires the use cases; a zero Max takes DefaultConfig's.
+func New(deps Deps, cfg Config) *Service {
+	guidepost.Default(&cfg.Max, DefaultConfig().Max)
+	return &Service{store: deps.Store, clock: deps.Clock, max: cfg.Max}
 }
 
 // Max is the most users one user may block.

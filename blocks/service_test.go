@@ -13,7 +13,7 @@ import (
 // Blocking yourself and ids of nobody are refused before the store is
 // asked (it is nil here), each naming user_id.
 func TestBlockRefusesSelfAndMalformedIDs(t *testing.T) {
-	s := blocks.NewService(nil, guidepost.SystemClock{}, 0)
+	s := blocks.New(blocks.Deps{Clock: guidepost.SystemClock{}}, blocks.Config{})
 	me := uuid.NewString()
 	for _, tc := range []struct{ id, code, field string }{
 		{me, guidepost.EUNPROCESSABLE, guidepost.FSELF},
@@ -30,7 +30,7 @@ func TestBlockRefusesSelfAndMalformedIDs(t *testing.T) {
 			t.Errorf("unblock %q: %v", tc.id, err)
 		}
 	}
-	if s.Max() != blocks.DefaultMax {
+	if s.Max() != blocks.DefaultConfig().Max {
 		t.Errorf("max %d", s.Max())
 	}
 }

@@ -29,7 +29,8 @@ import (
 type Blocks struct {
 	blocks.Store
 	feed blocks.Feed
-	opt  BlocksOptions
+	opt  BlocksConfig
+	log  *slog.Logger
 
 	sets   atomic.Pointer[otter.Cache[string, blocks.Set]]
 	synced atomic.Bool
@@ -38,12 +39,24 @@ type Blocks struct {
 	syncedGauge  prometheus.Gauge
 }
 
-// BlocksOptions tune the Sets kept; zero values take the defaults.
-type BlocksOptions struct {
-	Bytes      uint64        // 16 MiB of Sets
-	MaxAge     time.Duration // 10 min: a backstop, the feed keeps them fresh
+// BlocksDeps are what the block sets wrap and use.
+type BlocksDeps struct {
+	Store      blocks.Store
+	Feed       blocks.Feed
 	Registerer prometheus.Registerer
 	Log        *slog.Logger
+}
+
+// BlocksConfig tunes the Sets kept; DefaultBlocksConfig has every default,
+// and NewBlocks fills a zero field from it.
+type BlocksConfig struct {
+	Bytes  uint64        // 16 MiB of Sets
+	MaxAge time.Duration // 10 min: a backstop, the feed keeps them fresh
+}
+
+// DefaultBlocksConfig is the block sets' configuration with every default.
+func DefaultBlocksConfig() BlocksConfig {
+	return BlocksConfig{Bytes: 16 << 20, MaxAge: 10 * time.Minute}
 }
 
 var (
@@ -52,15 +65,13 @@ var (
 	_ media.Blocks  = (*Blocks)(nil)
 )
 
-// NewBlocks wraps store; Run follows feed. Until the feed connects every
-// Set is read from store.
-func NewBlocks(store blocks.Store, feed blocks.Feed, opt BlocksOptions) *Blocks {
-	if opt.Bytes == 0 {
-		opt.Bytes = 16 << 20
-	}
-	guidepost.Default(&opt.MaxAge, 10*time.Minute)
-	opt.Log = guidepost.Logger(opt.Log)
-	c := &Blocks{Store: store, feed: feed, opt: opt,
+// NewBlocks wraps deps.Store; Run follows deps.Feed. Until the feed
+// connects every Set is read from the store.
+func NewBlocks(deps BlocksDeps, opt BlocksConfig) *Blocks {
+	def := DefaultBlocksConfig()
+	guidepost.Default(&opt.Bytes, def.Bytes)
+	guidepost.Default(&opt.MaxAge, def.MaxAge)
+	c := &Blocks{Store: deps.Store, feed: deps.Feed, opt: opt, log: guidepost.Logger(deps.Log),
 		loads: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_block_sets_loads_total",
 			Help: "Block sets read from PostgreSQL (a user's first signed-in read, or after a block or unblock)."}),
 		drops: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_block_sets_invalidations_total",
@@ -69,8 +80,8 @@ func NewBlocks(store blocks.Store, feed blocks.Feed, opt BlocksOptions) *Blocks 
 			Help: "1 while the block feed is followed (sets answered from memory), 0 while every set is read from PostgreSQL."}),
 	}
 	c.sets.Store(c.newSets())
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(c.loads, c.drops, c.syncedGauge, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(c.loads, c.drops, c.syncedGauge, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_block_sets_kept", Help: "Block sets kept in memory.",
 		}, func() float64 { return float64(c.sets.Load().EstimatedSize()) }))
 	}
@@ -148,7 +159,7 @@ func (c *Blocks) Changed(blockerID, blockedID string) {
 func (c *Blocks) Lost(err error) {
 	if c.synced.Swap(false) {
 		c.syncedGauge.Set(0)
-		c.opt.Log.Warn("block sets: lost the block feed; reading sets from the database", "err", err)
+		c.log.Warn("block sets: lost the block feed; reading sets from the database", "err", err)
 	}
 }
 

@@ -31,7 +31,7 @@ func blockUser(t *testing.T, db *gsql.DB) string {
 func runBlocks(t *testing.T, db *gsql.DB, reg prometheus.Registerer) *cache.Blocks {
 	t.Helper()
 	store := gsql.NewBlocks(db)
-	c := cache.NewBlocks(store, store, cache.BlocksOptions{Registerer: reg})
+	c := cache.NewBlocks(cache.BlocksDeps{Store: store, Feed: store, Registerer: reg}, cache.BlocksConfig{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); c.Run(ctx) }()

@@ -66,13 +66,16 @@
 package cache
 
 import (
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/maypok86/otter/v2"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -81,11 +84,13 @@ import (
 // while their area's stamp holds (areaMemo).
 type Guides struct {
 	guides.Store
-	src guides.TileSource
-	opt Options
-	m   *metrics
+	src   guides.TileSource
+	opt   Config
+	redis redis.UniversalClient // nil: no shared tier
+	log   *slog.Logger
+	m     *metrics
 
-	wide chan struct{} // Options.WideClusterings slots
+	wide chan struct{} // Config.WideClusterings slots
 
 	l1     *otter.Cache[int64, *entry]
 	loader otter.BulkLoader[int64, *entry]
@@ -119,11 +124,12 @@ var (
 	_ guides.Stamps      = (*Guides)(nil)
 )
 
-// New wraps store. Call Start (or Run) to follow versions; until the cache
-// has synced, every query goes to store.
-func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
+// New wraps deps.Store. Call Start (or Run) to follow versions; until the
+// cache has synced, every query goes to the store.
+func New(deps Deps, opt Config) *Guides {
 	opt = opt.withDefaults()
-	c := &Guides{Store: store, src: src, opt: opt, m: newMetrics(opt.Registerer), writes: make(chan []*entry, 64),
+	src := deps.Source
+	c := &Guides{Store: deps.Store, src: src, opt: opt, redis: deps.Redis, log: guidepost.Logger(deps.Log), m: newMetrics(deps.Registerer), writes: make(chan []*entry, 64),
 		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
@@ -139,11 +145,11 @@ func New(store guides.Store, src guides.TileSource, opt Options) *Guides {
 			return max(opt.RefreshAfter-e.Value.age(), time.Millisecond)
 		}),
 		StatsRecorder: l1Stats{c.m},
-		Logger:        otterLogger{opt.Log},
+		Logger:        otterLogger{c.log},
 	})
 	c.loader = otter.BulkLoaderFunc[int64, *entry](c.load)
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_like_poll_age_seconds",
 			Help: "Seconds since like counts were last read; lists lag likes by about this much.",
 		}, func() float64 {

@@ -76,16 +76,15 @@ func seeded(t testing.TB) (*gsql.DB, *gsql.Guides) {
 }
 
 // startCache runs a cache until the test ends and waits until it answers.
-func startCache(t testing.TB, store *gsql.Guides, rdb redis.UniversalClient, opt cache.Options) started {
+func startCache(t testing.TB, store *gsql.Guides, rdb redis.UniversalClient, opt cache.Config) started {
 	return startCacheOn(t, store, store, rdb, opt)
 }
 
 // startCacheOn is startCache loading tiles from src.
-func startCacheOn(t testing.TB, store *gsql.Guides, src guides.TileSource, rdb redis.UniversalClient, opt cache.Options) started {
+func startCacheOn(t testing.TB, store *gsql.Guides, src guides.TileSource, rdb redis.UniversalClient, opt cache.Config) started {
 	t.Helper()
 	reg := prometheus.NewRegistry()
-	opt.Redis, opt.Registerer = rdb, reg
-	c := cache.New(store, src, opt)
+	c := cache.New(cache.Deps{Store: store, Source: src, Redis: rdb, Registerer: reg}, opt)
 	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +179,8 @@ func TestCachedNearbyEqualsTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	rdb := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
-	warm := startCache(t, store, rdb, cache.Options{})
-	small := startCache(t, store, nil, cache.Options{MaxTileGuides: 1000}) // dense tiles fall back
+	warm := startCache(t, store, rdb, cache.Config{})
+	small := startCache(t, store, nil, cache.Config{MaxTileGuides: 1000}) // dense tiles fall back
 	n := 2000
 	if testing.Short() {
 		n = 300
@@ -275,7 +274,7 @@ func (s started) value(name string, labels ...string) float64 {
 func TestCachedViewportEqualsTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 400 {
 		q := randomQuery(rng)
@@ -317,10 +316,10 @@ func TestWritesAreSeenByAnotherProcessAtOnce(t *testing.T) {
 	seed(t, db)
 	url := testkit.RedisURL(t, testkit.RedisDBCache)
 	storeA, storeB := gsql.NewGuides(db), gsql.NewGuides(db)
-	opt := cache.Options{LikePoll: 100 * time.Millisecond}
+	opt := cache.Config{LikePoll: 100 * time.Millisecond}
 	a := startCache(t, storeA, testkit.RedisClient(t, url), opt)
 	b := startCache(t, storeB, testkit.RedisClient(t, url), opt)
-	svc := guides.NewService(a, clock{}, []byte("k"), nil)
+	svc := guides.New(guides.Deps{Store: a, Clock: clock{}}, guides.Config{CursorKey: []byte("k")})
 	author := uuid.Must(uuid.NewV7()).String()
 	gsql.NewUsers(db).CreateUser(ctx, auth.User{ID: author, DisplayName: "w", Guest: true, CreatedAt: time.Now()})
 	here := guides.NearbyQuery{Lat: 37.55, Lng: 126.99, RadiusM: 300, Limit: 100}
@@ -381,11 +380,11 @@ func TestWritesAreSeenByAnotherProcessAtOnce(t *testing.T) {
 	t.Logf("delete seen after %s", took)
 
 	// A cold process reads from Redis the tiles a warm one has just built.
-	warm := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Options{})
+	warm := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Config{})
 	busan := guides.NearbyQuery{Lat: 35.18, Lng: 129.07, RadiusM: 2000, Limit: 50}
 	warmUp(t, warm, func() { warm.Nearby(ctx, busan) })
 	time.Sleep(50 * time.Millisecond) // the copy to Redis is asynchronous
-	cold := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Options{})
+	cold := startCache(t, gsql.NewGuides(db), testkit.RedisClient(t, url), cache.Config{})
 	want, _ := storeA.Nearby(ctx, busan)
 	// The first answer comes from PostgreSQL while the tiles load (from
 	// Redis) in the background; then from those tiles.
@@ -411,7 +410,7 @@ func (clock) Now() time.Time { return time.Now() }
 func TestLostFeedFallsBackAndMissesNothing(t *testing.T) {
 	ctx := context.Background()
 	db, store := seeded(t)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 	here := guides.NearbyQuery{Lat: 37.55, Lng: 126.99, RadiusM: 300, Limit: 100}
 	c.Nearby(ctx, here) // warm
 	var killed int
@@ -448,7 +447,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	srv := testkit.StartRedis(t)
-	warm := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Options{})
+	warm := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Config{})
 	rng := rand.New(rand.NewPCG(9, 9))
 	check := func(c started, n int) time.Duration {
 		var worst time.Duration
@@ -469,7 +468,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 	}
 	check(warm, 50)
 	srv.Stop()
-	cold := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Options{})
+	cold := startCache(t, store, testkit.RedisClient(t, srv.URL), cache.Config{})
 	worst := check(cold, 100)
 	check(warm, 50)
 	t.Logf("Redis stopped: slowest of 100 answers %s", worst)
@@ -507,7 +506,7 @@ func TestRedisDownSlowsNeverFails(t *testing.T) {
 		}
 	}()
 	defer func() { ln.Close(); <-accepted; close(release); conns.Wait() }()
-	hung := startCache(t, store, testkit.RedisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Options{RedisTimeout: 200 * time.Millisecond})
+	hung := startCache(t, store, testkit.RedisClient(t, "redis://"+ln.Addr().String()+"/0"), cache.Config{RedisTimeout: 200 * time.Millisecond})
 	worst = check(hung, 30)
 	t.Logf("Redis hung: slowest of 30 answers %s", worst)
 	if worst > 1500*time.Millisecond {
@@ -535,7 +534,7 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	src := &countingSource{Guides: store}
-	c := startCacheOn(t, store, src, nil, cache.Options{})
+	c := startCacheOn(t, store, src, nil, cache.Config{})
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 2000, Limit: 20}
 	want, _ := store.Nearby(ctx, q)
 	var wg sync.WaitGroup
@@ -569,7 +568,7 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 func TestColdMissGoesToTheDatabaseAndFillsInTheBackground(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 1500, Limit: 20}
 	want, _ := store.Nearby(ctx, q)
 	got, err := c.Nearby(ctx, q)
@@ -621,7 +620,7 @@ func TestLoaderRestsBetweenLoads(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	src := &recordingSource{Guides: store, delay: 30 * time.Millisecond}
-	c := startCacheOn(t, store, src, nil, cache.Options{FillDuty: 0.25})
+	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 0.25})
 	for _, p := range []struct{ lat, lng float64 }{dense, twins, {37.5665, 126.978}, {35.1796, 129.0756}} {
 		if _, err := c.Nearby(ctx, guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 1500, Limit: 20}); err != nil {
 			t.Fatal(err)
@@ -649,7 +648,7 @@ func TestBackgroundLoadsAreSmallBatches(t *testing.T) {
 	_, store := seeded(t)
 	src := &recordingSource{Guides: store}
 	const batch = 2000
-	c := startCacheOn(t, store, src, nil, cache.Options{FillDuty: 1, FillBatchGuides: batch})
+	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 1, FillBatchGuides: batch})
 	// The 6,000 dense guides lie in a few tiles of about 1,500.
 	q := guides.BBoxQuery{BBox: guides.BBox{MinLat: dense.lat - 0.012, MinLng: dense.lng - 0.012,
 		MaxLat: dense.lat + 0.012, MaxLng: dense.lng + 0.012}, Limit: 50}

@@ -28,7 +28,7 @@ import (
 func TestCachedClustersEqualTheDatabase(t *testing.T) {
 	ctx := context.Background()
 	db, store := seeded(t)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 	rng := rand.New(rand.NewPCG(5, 6))
 	var queries []guides.ClusterQuery
 	for i := range 200 {
@@ -135,7 +135,7 @@ func TestWideClusteringsAreCountedOneAtATime(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	counting := &concurrentClusters{Store: store}
-	c := cache.New(counting, store, cache.Options{Registerer: prometheus.NewRegistry()})
+	c := cache.New(cache.Deps{Store: counting, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{})
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

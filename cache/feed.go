@@ -15,7 +15,7 @@ func (c *Guides) Synced(all map[int64]guides.TileState) {
 	c.feedMu.Unlock()
 	c.synced.Store(true)
 	c.m.synced.Set(1)
-	c.opt.Log.Info("guides cache: following tile versions", "tiles", len(all))
+	c.log.Info("guides cache: following tile versions", "tiles", len(all))
 }
 
 // Changed raises a tile's version and drops its entry.
@@ -34,6 +34,6 @@ func (c *Guides) Changed(tile int64, s guides.TileState) {
 func (c *Guides) Lost(err error) {
 	if c.synced.Swap(false) {
 		c.m.synced.Set(0)
-		c.opt.Log.Warn("guides cache: lost the tile version feed; answering from the database", "err", err)
+		c.log.Warn("guides cache: lost the tile version feed; answering from the database", "err", err)
 	}
 }

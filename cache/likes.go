@@ -114,7 +114,7 @@ func (c *Guides) pollLikes(ctx context.Context) {
 			c.likesAt.Store(asOf)
 			since = dbNow.Add(-likeWindowOverlap)
 		case ctx.Err() == nil:
-			c.opt.Log.Warn("guides cache: polling like counts failed; lists may lag", "err", err)
+			c.log.Warn("guides cache: polling like counts failed; lists may lag", "err", err)
 		}
 		// A tile lives at most MaxAge: older counts can no longer matter.
 		c.m.overlay.Set(float64(c.likes.prune(asOf - int64(c.opt.MaxAge) - int64(time.Minute))))

@@ -24,7 +24,7 @@ func TestCachedSearchAndViewportPagesEqualTheDatabase(t *testing.T) {
 	db := testkit.DB(t)
 	seed(t, db)
 	store := gsql.NewGuides(db)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 	rng := rand.New(rand.NewPCG(5, 6))
 	found := 0
 	for i := range 200 {

@@ -119,7 +119,7 @@ func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool 
 		_, err = c.l1.BulkGet(ctx, ids, c.loader)
 	}
 	if err != nil && ctx.Err() == nil {
-		c.opt.Log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(ids))
+		c.log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(ids))
 	}
 	for _, id := range ids {
 		c.pending.Delete(id)

@@ -1,19 +1,28 @@
 package cache
 
 import (
-	"github.com/guidepost/guidepost"
 	"log/slog"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
 )
 
-// Options tune the cache; zero values take the defaults.
-type Options struct {
-	Redis         redis.UniversalClient // nil: no shared tier
-	Registerer    prometheus.Registerer
-	Log           *slog.Logger
+// Deps are what the cache decorates and uses.
+type Deps struct {
+	Store      guides.Store          // what the cache answers from on a miss
+	Source     guides.TileSource     // the tile versions it follows
+	Redis      redis.UniversalClient // nil: no shared tier
+	Registerer prometheus.Registerer
+	Log        *slog.Logger
+}
+
+// Config tunes the cache; DefaultConfig has every default, and New fills
+// a zero field from it.
+type Config struct {
 	RefreshAfter  time.Duration // 30 s: a tile this old is reloaded in the background (a backstop)
 	MaxAge        time.Duration // 2 min: never serve a tile older (a backstop)
 	LikePoll      time.Duration // 1 s: how often like counts of recently liked guides are read
@@ -54,42 +63,54 @@ type Options struct {
 	FillBatchGuides int
 }
 
-func (o Options) withDefaults() Options {
-	def := func(v *time.Duration, d time.Duration) {
-		if *v <= 0 {
-			*v = d
-		}
+// DefaultConfig is the cache's configuration with every default: the
+// numbers config.Parse starts from.
+func DefaultConfig() Config {
+	return Config{
+		RefreshAfter:     30 * time.Second,
+		MaxAge:           2 * time.Minute,
+		LikePoll:         time.Second,
+		RedisTimeout:     200 * time.Millisecond,
+		RedisBackoff:     time.Second,
+		MaxTileGuides:    4000,
+		MaxRings:         6,
+		MaxScan:          20_000,
+		MaxBBoxTiles:     400,
+		MaxBBoxGuides:    50_000,
+		L1Bytes:          256 << 20,
+		TileBytes:        64 << 20,
+		ClusterBytes:     32 << 20,
+		WideClusterings:  1,
+		WideClusterTiles: 250_000,
+		FillConcurrency:  1,
+		FillDuty:         0.25,
+		FillBatchGuides:  500,
 	}
-	def(&o.RefreshAfter, 30*time.Second)
-	def(&o.MaxAge, 2*time.Minute)
-	def(&o.LikePoll, time.Second)
-	def(&o.RedisTimeout, 200*time.Millisecond)
-	def(&o.RedisBackoff, time.Second)
+}
+
+func (o Config) withDefaults() Config {
+	def := DefaultConfig()
+	guidepost.Default(&o.RefreshAfter, def.RefreshAfter)
+	guidepost.Default(&o.MaxAge, def.MaxAge)
+	guidepost.Default(&o.LikePoll, def.LikePoll)
+	guidepost.Default(&o.RedisTimeout, def.RedisTimeout)
+	guidepost.Default(&o.RedisBackoff, def.RedisBackoff)
 	if o.MaxAge < o.RefreshAfter {
 		o.MaxAge = o.RefreshAfter
 	}
-	guidepost.Default(&o.MaxTileGuides, 4000)
-	guidepost.Default(&o.MaxRings, 6)
-	guidepost.Default(&o.MaxBBoxTiles, 400)
-	guidepost.Default(&o.MaxScan, 20_000)
-	guidepost.Default(&o.MaxBBoxGuides, 50_000)
-	guidepost.Default(&o.FillConcurrency, 1)
-	guidepost.Default(&o.FillDuty, 0.25)
-	guidepost.Default(&o.FillBatchGuides, 500)
+	guidepost.Default(&o.MaxTileGuides, def.MaxTileGuides)
+	guidepost.Default(&o.MaxRings, def.MaxRings)
+	guidepost.Default(&o.MaxBBoxTiles, def.MaxBBoxTiles)
+	guidepost.Default(&o.MaxScan, def.MaxScan)
+	guidepost.Default(&o.MaxBBoxGuides, def.MaxBBoxGuides)
+	guidepost.Default(&o.FillConcurrency, def.FillConcurrency)
+	guidepost.Default(&o.FillDuty, def.FillDuty)
+	guidepost.Default(&o.FillBatchGuides, def.FillBatchGuides)
 	o.FillDuty = min(o.FillDuty, 1)
-	if o.L1Bytes == 0 {
-		o.L1Bytes = 256 << 20
-	}
-	if o.TileBytes == 0 {
-		o.TileBytes = 64 << 20
-	}
-	if o.ClusterBytes == 0 {
-		o.ClusterBytes = 32 << 20
-	}
-	guidepost.Default(&o.WideClusterings, 1)
-	guidepost.Default(&o.WideClusterTiles, 250_000)
-	if o.Log == nil {
-		o.Log = slog.New(slog.DiscardHandler)
-	}
+	guidepost.Default(&o.L1Bytes, def.L1Bytes)
+	guidepost.Default(&o.TileBytes, def.TileBytes)
+	guidepost.Default(&o.ClusterBytes, def.ClusterBytes)
+	guidepost.Default(&o.WideClusterings, def.WideClusterings)
+	guidepost.Default(&o.WideClusterTiles, def.WideClusterTiles)
 	return o
 }

@@ -35,13 +35,13 @@ func (c *Guides) namespace(ctx context.Context) {
 }
 
 func (c *Guides) redisUsable() bool {
-	return c.opt.Redis != nil && c.prefix.Load() != nil && time.Now().UnixNano() >= c.redisDown.Load()
+	return c.redis != nil && c.prefix.Load() != nil && time.Now().UnixNano() >= c.redisDown.Load()
 }
 
 func (c *Guides) redisFailed(err error) {
 	c.m.redisErrors.Inc()
 	c.redisDown.Store(time.Now().Add(c.opt.RedisBackoff).UnixNano())
-	c.opt.Log.Warn("guides cache: redis failed; skipping it for a while", "err", err, "for", c.opt.RedisBackoff)
+	c.log.Warn("guides cache: redis failed; skipping it for a while", "err", err, "for", c.opt.RedisBackoff)
 }
 
 var errRedisTimeout = errors.New("redis did not answer in time")
@@ -93,7 +93,7 @@ func (c *Guides) fromRedis(ctx context.Context, ids []int64, out map[int64]*entr
 	}
 	var vals []any
 	err := c.redisCall(ctx, func(ctx context.Context) (err error) {
-		vals, err = c.opt.Redis.MGet(ctx, keys...).Result()
+		vals, err = c.redis.MGet(ctx, keys...).Result()
 		return err
 	})
 	if err != nil {
@@ -141,7 +141,7 @@ func (c *Guides) redisWriter(ctx context.Context) {
 				continue
 			}
 			err := c.redisCall(ctx, func(ctx context.Context) error {
-				_, err := c.opt.Redis.Pipelined(ctx, func(p redis.Pipeliner) error {
+				_, err := c.redis.Pipelined(ctx, func(p redis.Pipeliner) error {
 					for _, e := range es {
 						if k := c.key(e.tile, e.version); k != "" && e.version > 0 {
 							p.Set(ctx, k, encodeEntry(e), c.opt.MaxAge)

@@ -46,14 +46,14 @@ func TestReplicaTwoSecondsBehindLeavesTheCacheExact(t *testing.T) {
 	pair.CaughtUp(time.Minute)
 
 	reg := prometheus.NewRegistry()
-	db, err := gsql.OpenWith(ctx, pair.Primary.URL, gsql.Options{Replicas: gsql.ReplicaOptions{
+	db, err := gsql.OpenWith(ctx, pair.Primary.URL, gsql.Config{Replicas: gsql.ReplicaConfig{
 		URLs: []string{pair.Replica.URL}, MaxLag: time.Minute, Every: 50 * time.Millisecond, Registerer: reg}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(db.Close)
 	store, truth := gsql.NewGuides(db), gsql.NewGuides(primary)
-	c := startCache(t, store, nil, cache.Options{})
+	c := startCache(t, store, nil, cache.Config{})
 
 	rng := rand.New(rand.NewPCG(20, 2))
 	seoul := func() (float64, float64) {

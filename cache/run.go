@@ -67,7 +67,7 @@ func (c *Guides) Run(ctx context.Context) error {
 // returning.
 func (c *Guides) follow(ctx context.Context) error {
 	var wg sync.WaitGroup
-	if c.opt.Redis != nil {
+	if c.redis != nil {
 		wg.Go(func() { c.redisWriter(ctx) })
 	}
 	wg.Go(func() { c.namespace(ctx) }) // also names the database in stamps

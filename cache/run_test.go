@@ -19,10 +19,10 @@ func TestStartStopJoinsAndTolerates(t *testing.T) {
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
 	rdb := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBCache))
-	if err := cache.New(store, store, cache.Options{Redis: rdb}).Stop(); err != nil {
+	if err := cache.New(cache.Deps{Store: store, Source: store, Redis: rdb}, cache.Config{}).Stop(); err != nil {
 		t.Fatalf("stopping a cache never started: %v", err)
 	}
-	c := cache.New(store, store, cache.Options{Redis: rdb, LikePoll: 10 * time.Millisecond})
+	c := cache.New(cache.Deps{Store: store, Source: store, Redis: rdb}, cache.Config{LikePoll: 10 * time.Millisecond})
 	if err := c.Start(ctx); err != nil {
 		t.Fatal(err)
 	}

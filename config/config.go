@@ -7,12 +7,21 @@ package config
 import (
 	"errors"
 	"log/slog"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/api"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/blocks"
+	"github.com/guidepost/guidepost/cache"
+	"github.com/guidepost/guidepost/events"
+	"github.com/guidepost/guidepost/events/redisevents"
+	"github.com/guidepost/guidepost/media"
 	"github.com/guidepost/guidepost/media/photo"
+	"github.com/guidepost/guidepost/moderation"
+	gsql "github.com/guidepost/guidepost/sql"
+	"github.com/guidepost/guidepost/worker"
 )
 
 // DevJWTSecret is the built-in secret for local use, taken only when
@@ -149,7 +158,7 @@ type Limits struct {
 const MetricsPublic = "public"
 
 // Replicas are PostgreSQL streaming replicas for map, guide and photo
-// reads (sql.ReplicaOptions).
+// reads (sql.ReplicaConfig).
 type Replicas struct {
 	URLs   []string      // DATABASE_REPLICA_URLS: comma-separated; none: the primary reads
 	MaxLag time.Duration // DATABASE_REPLICA_MAX_LAG: a replica further behind leaves the rotation
@@ -157,9 +166,27 @@ type Replicas struct {
 }
 
 // Parse reads every setting through getenv (os.Getenv in main, a map in
-// tests) and reports every bad value at once.
+// tests) and reports every bad value at once. It starts from each
+// package's DefaultConfig, so a default is written once, beside the code
+// it tunes, and only what the environment sets is overridden. What belongs
+// to no package (addresses, credentials, logging) defaults here.
 func Parse(getenv func(string) string) (Config, error) {
 	e := env{get: getenv}
+	var (
+		apiDef     = api.DefaultConfig()
+		authDef    = auth.DefaultConfig()
+		sweepDef   = auth.DefaultSweeperConfig()
+		blocksDef  = blocks.DefaultConfig()
+		cacheDef   = cache.DefaultConfig()
+		logDef     = redisevents.DefaultConfig()
+		hubDef     = events.DefaultHubConfig()
+		mediaDef   = media.DefaultConfig()
+		modDef     = moderation.DefaultConfig()
+		sqlDef     = gsql.DefaultConfig()
+		workerDef  = worker.DefaultConfig()
+		sweeperDef = worker.DefaultSweeperConfig()
+	)
+	up, body, rates, login := apiDef.Uploads, apiDef.Bodies, apiDef.Rates, authDef.Login
 	c := Config{
 		Env:               e.oneOf("GUIDEPOST_ENV", "production", "development", "production"),
 		HTTPAddr:          e.str("HTTP_ADDR", "127.0.0.1:8080"),
@@ -173,87 +200,87 @@ func Parse(getenv func(string) string) (Config, error) {
 		S3SecretKey:       e.str("S3_SECRET_KEY", "guidepost-secret"),
 		JWTSecret:         e.str("JWT_SECRET", ""),
 		TokenTTL:          e.duration("TOKEN_TTL", 15*time.Minute, time.Nanosecond),
-		RefreshTTL:        e.duration("REFRESH_TTL", 30*24*time.Hour, time.Minute),
-		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", runtime.NumCPU(), 1),
+		RefreshTTL:        e.duration("REFRESH_TTL", authDef.Sessions.TTL, time.Minute),
+		WorkerConcurrency: e.integer("WORKER_CONCURRENCY", workerDef.Concurrency, 1),
 		WorkerMetricsAddr: e.str("WORKER_METRICS_ADDR", ""),
 		LogFormat:         e.oneOf("LOG_FORMAT", "text", "text", "json"),
 		LogLevel:          logLevel(e.oneOf("LOG_LEVEL", "info", "debug", "info", "warn", "error")),
 		ShutdownTimeout:   e.duration("SHUTDOWN_TIMEOUT", 20*time.Second, time.Nanosecond),
 		DrainDelay:        e.duration("SHUTDOWN_DRAIN_DELAY", 0, 0),
-		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", 256, 1),
-		QueueWait:         e.duration("HTTP_QUEUE_WAIT", time.Second, time.Nanosecond),
-		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", 10*time.Second, time.Nanosecond),
-		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", 5*time.Second, time.Millisecond),
+		MaxInflight:       e.integer("HTTP_MAX_INFLIGHT", apiDef.MaxInflight, 1),
+		QueueWait:         e.duration("HTTP_QUEUE_WAIT", apiDef.QueueWait, time.Nanosecond),
+		RequestTimeout:    e.duration("HTTP_REQUEST_TIMEOUT", apiDef.RequestTimeout, time.Nanosecond),
+		StatementTimeout:  e.duration("DB_STATEMENT_TIMEOUT", sqlDef.StatementTimeout, time.Millisecond),
 		Replicas: Replicas{
 			URLs:   e.urls("DATABASE_REPLICA_URLS"),
-			MaxLag: e.duration("DATABASE_REPLICA_MAX_LAG", 5*time.Second, 100*time.Millisecond),
-			Wait:   e.duration("DATABASE_REPLICA_WAIT", 50*time.Millisecond, time.Millisecond),
+			MaxLag: e.duration("DATABASE_REPLICA_MAX_LAG", sqlDef.Replicas.MaxLag, 100*time.Millisecond),
+			Wait:   e.duration("DATABASE_REPLICA_WAIT", sqlDef.Replicas.Wait, time.Millisecond),
 		},
 		MetricsAddr: e.str("METRICS_ADDR", "127.0.0.1:9090"),
 		Sessions: Sessions{
-			Grace:         e.duration("REFRESH_GRACE", 10*time.Second, 0),
-			MaxAge:        e.duration("SESSION_MAX_AGE", 365*24*time.Hour, time.Minute),
-			UsedRetention: e.duration("REFRESH_USED_RETENTION", 7*24*time.Hour, time.Second),
-			GuestIdle:     e.duration("GUEST_IDLE_TTL", 30*24*time.Hour, time.Hour),
+			Grace:         e.duration("REFRESH_GRACE", authDef.Sessions.Grace, 0),
+			MaxAge:        e.duration("SESSION_MAX_AGE", authDef.Sessions.MaxAge, time.Minute),
+			UsedRetention: e.duration("REFRESH_USED_RETENTION", sweepDef.UsedRetention, time.Second),
+			GuestIdle:     e.duration("GUEST_IDLE_TTL", sweepDef.GuestIdle, time.Hour),
 		},
 		Media: Media{
-			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", 25<<20),
+			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", mediaDef.MaxBytes),
 			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
-			Formats:        e.formats("MEDIA_FORMATS"),
-			SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", time.Minute, time.Nanosecond),
-			PendingAge:     e.duration("MEDIA_PENDING_AGE", 5*time.Minute, time.Nanosecond),
-			OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", 24*time.Hour, time.Nanosecond),
-			UploadTTL:      e.duration("UPLOAD_TTL", 24*time.Hour, time.Second),
-			UploadURLTTL:   e.duration("UPLOAD_URL_TTL", time.Hour, time.Second),
-			UploadMaxOpen:  e.integer("UPLOAD_MAX_OPEN", 10, 1),
-			UploadDayBytes: e.bytes("UPLOAD_DAILY_BYTES", 2<<30),
+			Formats:        e.formats("MEDIA_FORMATS", mediaDef.Formats),
+			SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", sweeperDef.Interval, time.Nanosecond),
+			PendingAge:     e.duration("MEDIA_PENDING_AGE", mediaDef.PendingAge, time.Nanosecond),
+			OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", mediaDef.OrphanAge, time.Nanosecond),
+			UploadTTL:      e.duration("UPLOAD_TTL", mediaDef.Direct.TTL, time.Second),
+			UploadURLTTL:   e.duration("UPLOAD_URL_TTL", mediaDef.Direct.URLTTL, time.Second),
+			UploadMaxOpen:  e.integer("UPLOAD_MAX_OPEN", mediaDef.Direct.MaxOpen, 1),
+			UploadDayBytes: e.bytes("UPLOAD_DAILY_BYTES", mediaDef.Direct.DayBytes),
 		},
 		Guides: Guides{
 			Cache:         e.boolean("GUIDES_CACHE", true),
-			LikePoll:      e.duration("GUIDES_CACHE_LIKE_POLL", time.Second, time.Nanosecond),
-			RefreshAfter:  e.duration("GUIDES_CACHE_REFRESH", 30*time.Second, time.Nanosecond),
-			MaxAge:        e.duration("GUIDES_CACHE_MAX_AGE", 2*time.Minute, time.Nanosecond),
-			RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", 200*time.Millisecond, time.Nanosecond),
-			L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", 256, 1)) << 20,
-			MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", 4000, 1),
+			LikePoll:      e.duration("GUIDES_CACHE_LIKE_POLL", cacheDef.LikePoll, time.Nanosecond),
+			RefreshAfter:  e.duration("GUIDES_CACHE_REFRESH", cacheDef.RefreshAfter, time.Nanosecond),
+			MaxAge:        e.duration("GUIDES_CACHE_MAX_AGE", cacheDef.MaxAge, time.Nanosecond),
+			RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", cacheDef.RedisTimeout, time.Nanosecond),
+			L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
+			MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
 		},
 		Limits: Limits{
 			TrustedProxies: e.addrs("HTTP_TRUSTED_PROXIES"),
-			UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", 64, 1),
-			UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", 4, 1),
-			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", 16, 1),
-			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", 32<<10),
-			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", 10*time.Second, time.Nanosecond),
-			BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", 16, 1),
-			BodyMinRate:    e.bytes("BODY_MIN_RATE", 8<<10),
-			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", 5*time.Second, time.Nanosecond),
-			Signup:         e.rate("RATE_SIGNUP_PER_IP", "signup", "10/1h"),
-			Guest:          e.rate("RATE_GUEST_PER_IP", "guest", "300/1h"),
-			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", "login_ip", "30/10m"),
-			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", "login_email", "10/10m"),
-			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", "refresh_token", "5/1m"),
-			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", 2, 1),
-			Upload:         e.rate("RATE_UPLOADS_PER_USER", "upload", "120/1h"),
-			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", "guide_write", "120/1h"),
-			GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", "guide_refusals", "1200/1h"),
-			UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", "upload_refusals", "1200/1h"),
-			Like:           e.rate("RATE_LIKES_PER_USER", "like", "600/1h"),
-			Rename:         e.rate("RATE_RENAMES_PER_USER", "rename", "10/24h"),
-			Report:         e.rate("RATE_REPORTS_PER_USER", "report", "30/1h"),
-			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", "refresh_ip", "1200/1m"),
-			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", 5000, 1)),
-			QuotaBytes:     e.bytes("QUOTA_BYTES", 10<<30),
-			Block:          e.rate("RATE_BLOCKS_PER_USER", "block", "300/1h"),
-			BlocksMax:      e.integer("BLOCKS_MAX", 1000, 1),
+			UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", up.Slots, 1),
+			UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", up.PerUser, 1),
+			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", up.PerAddr, 1),
+			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", up.MinRate),
+			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", up.Grace, time.Nanosecond),
+			BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", body.PerAddr, 1),
+			BodyMinRate:    e.bytes("BODY_MIN_RATE", body.MinRate),
+			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", body.Grace, time.Nanosecond),
+			Signup:         e.rate("RATE_SIGNUP_PER_IP", rates.Signup),
+			Guest:          e.rate("RATE_GUEST_PER_IP", rates.Guest),
+			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", login.PerAddr),
+			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", login.PerEmail),
+			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", login.PerRefreshToken),
+			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", login.InFlightPerAddr, 1),
+			Upload:         e.rate("RATE_UPLOADS_PER_USER", mediaDef.UploadRate),
+			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", rates.GuideWrite),
+			GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", rates.GuideRefusals),
+			UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", rates.UploadRefusals),
+			Like:           e.rate("RATE_LIKES_PER_USER", rates.Like),
+			Rename:         e.rate("RATE_RENAMES_PER_USER", rates.Rename),
+			Report:         e.rate("RATE_REPORTS_PER_USER", rates.Report),
+			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", rates.Refresh),
+			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", int(mediaDef.QuotaPhotos), 1)),
+			QuotaBytes:     e.bytes("QUOTA_BYTES", mediaDef.QuotaBytes),
+			Block:          e.rate("RATE_BLOCKS_PER_USER", rates.Block),
+			BlocksMax:      e.integer("BLOCKS_MAX", blocksDef.Max, 1),
 		},
 		Moderation: Moderation{
-			AutoHideReports: e.integer("MODERATION_AUTO_HIDE_REPORTS", 5, 0),
+			AutoHideReports: e.integer("MODERATION_AUTO_HIDE_REPORTS", modDef.AutoHideReports, 0),
 			Contact:         e.str("MODERATION_CONTACT", ""),
 		},
 		Events: Events{
-			PerUser:      e.integer("EVENTS_MAX_PER_USER", 4, 1),
-			MaxStreams:   e.integer("EVENTS_MAX_STREAMS", 10_000, 1),
-			ResumeWindow: e.duration("EVENTS_RESUME_WINDOW", 5*time.Minute, time.Second),
+			PerUser:      e.integer("EVENTS_MAX_PER_USER", hubDef.PerUser, 1),
+			MaxStreams:   e.integer("EVENTS_MAX_STREAMS", hubDef.Max, 1),
+			ResumeWindow: e.duration("EVENTS_RESUME_WINDOW", logDef.Window, time.Second),
 		},
 	}
 	c.S3PublicEndpoint = strings.TrimRight(e.str("S3_PUBLIC_ENDPOINT", c.S3Endpoint), "/")

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"os"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +140,92 @@ func TestReadmeTableMatchesParse(t *testing.T) {
 	}
 }
 
-type readmeRow struct{ name, def string }
+// A default the README writes in words holds too: "none" and "empty" are
+// an empty setting, "number of CPUs" and "as S3_ENDPOINT" are what they
+// say. A phrase this test does not know fails it: write the default as a
+// value, or teach the test the phrase.
+func TestReadmeDefaultsInWordsMatchParse(t *testing.T) {
+	defaults, err := Parse(getenv(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A value for each variable whose default is empty, to find the
+	// settings it fills.
+	samples := map[string]string{
+		"DATABASE_REPLICA_URLS": "postgres://r1:5433/g", "CORS_ALLOWED_ORIGINS": "*", "JWT_SECRET": strings.Repeat("s", 40),
+		"MEDIA_PUBLIC_BASE_URL": "https://cdn.example.com", "WORKER_METRICS_ADDR": "127.0.0.1:9091",
+		"HTTP_TRUSTED_PROXIES": "10.0.0.0/8", "MODERATION_CONTACT": "safety@example.com",
+	}
+	rows := readmeTable(t)
+	valueOf := map[string]string{}
+	for _, r := range rows {
+		valueOf[r.name] = r.def
+	}
+	for _, r := range rows {
+		if r.def != "" {
+			continue
+		}
+		var same map[string]string
+		switch words := strings.ToLower(r.cell); {
+		case strings.HasPrefix(words, "none"), strings.HasPrefix(words, "empty"):
+			sample, ok := samples[r.name]
+			if !ok {
+				t.Errorf("README says %s defaults to %q: give this test a sample value for it", r.name, r.cell)
+				continue
+			}
+			c, err := Parse(getenv(map[string]string{r.name: sample}))
+			if err != nil {
+				t.Errorf("%s=%q: %v", r.name, sample, err)
+				continue
+			}
+			changed := settingsChanged(reflect.ValueOf(defaults), reflect.ValueOf(c), "Config")
+			if len(changed) == 0 {
+				t.Errorf("%s=%q changes no setting", r.name, sample)
+			}
+			for path, def := range changed {
+				if !def.IsZero() {
+					t.Errorf("README says %s defaults to %q; Parse defaults %s to %v", r.name, r.cell, path, def)
+				}
+			}
+			continue
+		case words == "number of cpus":
+			same = map[string]string{r.name: strconv.Itoa(runtime.NumCPU())}
+		case strings.HasPrefix(words, "as "):
+			other := strings.TrimSpace(r.cell[len("as "):])
+			if valueOf[other] == "" {
+				t.Errorf("README says %s defaults %q, but %s has no default value", r.name, r.cell, other)
+				continue
+			}
+			same = map[string]string{r.name: valueOf[other]}
+		default:
+			t.Errorf("README says %s defaults to %q, which this test cannot check", r.name, r.cell)
+			continue
+		}
+		if c, err := Parse(getenv(same)); err != nil || !reflect.DeepEqual(c, defaults) {
+			t.Errorf("README says %s defaults to %q; Parse disagrees (%v)", r.name, r.cell, err)
+		}
+	}
+}
+
+// settingsChanged lists the settings (leaf fields, by path) where b
+// differs from a, with a's value.
+func settingsChanged(a, b reflect.Value, path string) map[string]reflect.Value {
+	out := map[string]reflect.Value{}
+	if a.Kind() == reflect.Struct {
+		for i := range a.NumField() {
+			for p, v := range settingsChanged(a.Field(i), b.Field(i), path+"."+a.Type().Field(i).Name) {
+				out[p] = v
+			}
+		}
+		return out
+	}
+	if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+		out[path] = a
+	}
+	return out
+}
+
+type readmeRow struct{ name, def, cell string }
 
 // readmeTable returns the Configuration table's rows: the variable, and its
 // default when the README writes it as a value (`20s`), not in words. The
@@ -162,8 +249,8 @@ func readmeTable(t *testing.T) []readmeRow {
 			first = i
 		}
 		last = i
-		r := readmeRow{name: strings.Trim(strings.TrimSpace(cells[1]), "`")}
-		if d := strings.TrimSpace(cells[2]); strings.HasPrefix(d, "`") {
+		r := readmeRow{name: strings.Trim(strings.TrimSpace(cells[1]), "`"), cell: strings.TrimSpace(cells[2])}
+		if d := r.cell; strings.HasPrefix(d, "`") {
 			r.def, _, _ = strings.Cut(d[1:], "`")
 		}
 		rows = append(rows, r)

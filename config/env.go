@@ -103,16 +103,16 @@ func (e *env) boolean(key string, def bool) bool {
 }
 
 // rate wants N/period (`30/10m`: 30 events, then one every 20 s) or off;
-// name is the limit's name in answers and metrics.
-func (e *env) rate(key, name, def string) guidepost.Rate {
+// the limit keeps def's name, its name in answers and metrics.
+func (e *env) rate(key string, def guidepost.Rate) guidepost.Rate {
 	v := e.get(key)
 	if v == "" {
-		v = def
+		return def
 	}
-	r, ok := parseRate(name, v)
+	r, ok := parseRate(def.Name, v)
 	if !ok {
 		e.fail(key, v, "want a count per period such as 30/10m, or off")
-		r, _ = parseRate(name, def)
+		return def
 	}
 	return r
 }
@@ -231,12 +231,15 @@ func (e *env) redis(key, def string) string {
 }
 
 // formats reads a list of derivative encodings (MEDIA_FORMATS).
-func (e *env) formats(key string) []photo.Encoding {
-	v := e.str(key, "jpeg,webp")
+func (e *env) formats(key string, def []photo.Encoding) []photo.Encoding {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
 	out, err := photo.ParseEncodings(v)
 	if err != nil {
 		e.fail(key, v, err.Error())
-		return photo.DefaultEncodings
+		return def
 	}
 	return out
 }

@@ -24,11 +24,19 @@ type Hub struct {
 	refused   *prometheus.CounterVec
 }
 
-// HubOptions bound the streams of one process; zero values take defaults.
-type HubOptions struct {
-	PerUser    int // streams one user may hold open (4)
-	Max        int // streams in all (10,000)
-	Registerer prometheus.Registerer
+// HubConfig bounds the streams of one process; DefaultHubConfig has every
+// default, and NewHub fills a zero field from it.
+type HubConfig struct {
+	PerUser int // streams one user may hold open (4)
+	Max     int // streams in all (10,000)
+}
+
+// DefaultHubConfig is the hub's configuration with every default.
+func DefaultHubConfig() HubConfig { return HubConfig{PerUser: 4, Max: 10_000} }
+
+// HubDeps are what the hub uses.
+type HubDeps struct {
+	Registerer prometheus.Registerer // nil registers nothing
 }
 
 // streamBuffer is how many events a stream may have waiting to be sent
@@ -39,11 +47,12 @@ const streamBuffer = 64
 // cap: about as long as a stream whose client vanished takes to be noticed.
 const StreamCapRetry = 15 * time.Second
 
-// NewHub registers the streams gauge and counters on opt.Registerer.
-func NewHub(opt HubOptions) *Hub {
-	guidepost.Default(&opt.PerUser, 4)
-	guidepost.Default(&opt.Max, 10_000)
-	h := &Hub{perUser: opt.PerUser, max: opt.Max, users: map[string]map[*Subscription]struct{}{}}
+// NewHub registers the streams gauge and counters on deps.Registerer.
+func NewHub(deps HubDeps, cfg HubConfig) *Hub {
+	def := DefaultHubConfig()
+	guidepost.Default(&cfg.PerUser, def.PerUser)
+	guidepost.Default(&cfg.Max, def.Max)
+	h := &Hub{perUser: cfg.PerUser, max: cfg.Max, users: map[string]map[*Subscription]struct{}{}}
 	h.overflows = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_events_overflows_total", Help: "Events a slow stream had no room for; it read them from the log instead.",
 	})
@@ -53,8 +62,8 @@ func NewHub(opt HubOptions) *Hub {
 	open := prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "guidepost_events_streams", Help: "Event streams (GET /v1/events) open now.",
 	}, func() float64 { h.mu.Lock(); defer h.mu.Unlock(); return float64(h.n) })
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(h.overflows, h.refused, open)
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(h.overflows, h.refused, open)
 	}
 	return h
 }

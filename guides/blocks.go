@@ -19,12 +19,6 @@ type Blocks interface {
 	AuthorBlocks(ctx context.Context, guideID, userID string) (bool, error)
 }
 
-// WithBlocks filters every signed-in answer by whom its viewer blocks.
-func (s *Service) WithBlocks(b Blocks) *Service {
-	s.blocks = b
-	return s
-}
-
 // blocked is the viewer's Set: empty for anonymous viewers and without
 // blocks wired.
 func (s *Service) blocked(ctx context.Context, viewerID string) (blocks.Set, error) {

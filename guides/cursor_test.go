@@ -42,7 +42,7 @@ func TestCursorsHaveADepthAndAnAge(t *testing.T) {
 		store.items = append(store.items, guides.Item{ID: uuid.NewString(), DistanceM: float64(i)})
 	}
 	clock := &stepClock{now: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
-	svc := guides.NewService(store, clock, guides.CursorKey("test secret"), nil)
+	svc := guides.New(guides.Deps{Store: store, Clock: clock}, guides.Config{CursorKey: guides.CursorKey("test secret")})
 	p := guides.NearbyParams{Lat: num(37.5), Lng: num(127), Limit: integer(guides.MaxNearbyLimit)}
 	pages, seen := 0, 0
 	var first string

@@ -13,14 +13,6 @@ import (
 // createScope keeps guide keys apart from keys of other operations.
 const createScope = "POST /v1/guides"
 
-// WithKeys makes CreateOnce honour Idempotency-Key; without it a key is
-// refused as unavailable rather than silently ignored.
-func (s *Service) WithKeys(k idempotency.Keeper) *Service {
-	k = k.WithDefaults()
-	s.keys = &k
-	return s
-}
-
 // CreateOnce is Create under an Idempotency-Key (key "" is plain Create): a
 // repeat with the same input answers with the guide the first created, as
 // it is now (replayed true); another input is 422, a repeat while the

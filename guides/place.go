@@ -12,13 +12,6 @@ type Places interface {
 	PlaceOf(ctx context.Context, mediaID, userID string) (lat, lng float64, err error)
 }
 
-// WithPlaces lets guides be pinned where a photo was taken
-// (location_from_media_id).
-func (s *Service) WithPlaces(p Places) *Service {
-	s.places = p
-	return s
-}
-
 // pin fills lat and lng from the photo mediaID names, when it is set.
 func (s *Service) pin(ctx context.Context, userID, mediaID string, lat, lng **float64) error {
 	if mediaID == "" {

@@ -27,10 +27,40 @@ type Service struct {
 	blocks Blocks              // optional: a blocker's answers leave out whom they block
 }
 
-// NewService wires the use cases. cursorKey signs nearby cursors (see
-// CursorKey); urls may be nil until photos have URLs.
-func NewService(store Store, clock Clock, cursorKey []byte, urls MediaURLs) *Service {
-	return &Service{store: store, clock: clock, cursor: cursorSigner{key: cursorKey}, urls: urls}
+// Deps are what the use cases consume.
+type Deps struct {
+	Store Store
+	Clock Clock
+	URLs  MediaURLs // nil until photos have URLs
+	// Places (optional) lets guides be pinned where a photo was taken
+	// (location_from_media_id).
+	Places Places
+	// Keys (optional) makes CreateOnce honour Idempotency-Key; without it
+	// a key is refused as unavailable rather than silently ignored.
+	Keys *idempotency.Keeper
+	// Stamps (optional) let map reads name their version (see
+	// NearbyVersion).
+	Stamps Stamps
+	// Blocks (optional) filters every signed-in answer by whom its viewer
+	// blocks.
+	Blocks Blocks
+}
+
+// Config is the feature's one setting.
+type Config struct {
+	// CursorKey signs nearby cursors (see CursorKey).
+	CursorKey []byte
+}
+
+// New wires the use cases.
+func New(deps Deps, cfg Config) *Service {
+	s := &Service{store: deps.Store, clock: deps.Clock, cursor: cursorSigner{key: cfg.CursorKey}, urls: deps.URLs,
+		places: deps.Places, stamps: deps.Stamps, blocks: deps.Blocks}
+	if deps.Keys != nil {
+		k := deps.Keys.WithDefaults()
+		s.keys = &k
+	}
+	return s
 }
 
 // NearbyPage is one page of a radius search.

@@ -79,7 +79,7 @@ func (f *fakeStore) ViewerStates(context.Context, string, []string) (map[string]
 }
 
 func newService(f *fakeStore) *guides.Service {
-	return guides.NewService(f, guidepost.SystemClock{}, guides.CursorKey("test secret"), nil)
+	return guides.New(guides.Deps{Store: f, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: guides.CursorKey("test secret")})
 }
 
 func fields(err error) map[string]bool {
@@ -224,7 +224,7 @@ func TestCursorsAreSignedAndBoundToTheirQuery(t *testing.T) {
 			t.Errorf("cursor reused with another %s: %v", name, err)
 		}
 	}
-	other := guides.NewService(f, guidepost.SystemClock{}, guides.CursorKey("another secret"), nil)
+	other := guides.New(guides.Deps{Store: f, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: guides.CursorKey("another secret")})
 	if _, err := other.Nearby(ctx, p); !fields(err)["cursor"] {
 		t.Error("a cursor signed with another key was accepted")
 	}

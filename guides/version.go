@@ -20,12 +20,6 @@ type Stamps interface {
 	AreaStamp(r0, r1, c0, c1 int64) (uint64, bool)
 }
 
-// WithStamps lets map reads name their version (see NearbyRead.Version).
-func (s *Service) WithStamps(st Stamps) *Service {
-	s.stamps = st
-	return s
-}
-
 // A map read's version is a hash of what its answer depends on: the route,
 // the validated query, the stamp of the tiles whose guides it can show,
 // and for lists the window their next_cursor is issued in and the hour

@@ -61,10 +61,21 @@ type Keeper struct {
 	Log   *slog.Logger  // nil discards
 }
 
+// Config is how long keys live: Keeper's TTL and Lease.
+type Config struct {
+	TTL   time.Duration
+	Lease time.Duration
+}
+
+// DefaultConfig has every default: a key replays for a day, and an
+// in-flight one blocks repeats for a minute.
+func DefaultConfig() Config { return Config{TTL: 24 * time.Hour, Lease: time.Minute} }
+
 // WithDefaults fills the zero fields.
 func (k Keeper) WithDefaults() Keeper {
-	guidepost.Default(&k.TTL, 24*time.Hour)
-	guidepost.Default(&k.Lease, time.Minute)
+	def := DefaultConfig()
+	guidepost.Default(&k.TTL, def.TTL)
+	guidepost.Default(&k.Lease, def.Lease)
 	if k.Clock == nil {
 		k.Clock = guidepost.SystemClock{}
 	}

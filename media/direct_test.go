@@ -35,6 +35,9 @@ type direct struct {
 	queue *fakeQueue
 	clock *clock
 	sent  int64 // bytes PUT to the store, cut-off ones included
+
+	cfg     media.Config
+	limiter media.Limiter
 }
 
 func newDirect(t *testing.T, cfg media.Config) *direct {
@@ -47,14 +50,22 @@ func newDirect(t *testing.T, cfg media.Config) *direct {
 			t.Fatal(err)
 		}
 	}
+	d.cfg = cfg
 	d.svc = d.service(cfg, d.s3)
 	return d
+}
+
+// withUploadRate rebuilds the service counting each account's uploads
+// against r in l.
+func (d *direct) withUploadRate(l media.Limiter, r guidepost.Rate) {
+	d.limiter, d.cfg.UploadRate = l, r
+	d.svc = d.service(d.cfg, d.s3)
 }
 
 func (d *direct) service(cfg media.Config, store media.Multipart) *media.Service {
 	return media.New(media.Deps{
 		Store: gsql.NewMedia(d.db), Keys: gsql.NewIdempotencyKeys(d.db), Blobs: d.s3, Queue: d.queue, Clock: d.clock,
-		Uploads: gsql.NewUploads(d.db), Multipart: store,
+		Uploads: gsql.NewUploads(d.db), Multipart: store, Limiter: d.limiter,
 	}, cfg)
 }
 

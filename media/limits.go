@@ -28,13 +28,6 @@ import (
 //     each photo at most once per sweep, whoever owns it, and the markers
 //     are bounded per sweep (markerBatch).
 
-// WithUploadRate counts each account's accepted uploads against r in l
-// (shared by every API process). Without it uploads are not rate limited.
-func (s *Service) WithUploadRate(l Limiter, r guidepost.Rate) *Service {
-	s.limiter, s.rate = l, r
-	return s
-}
-
 // AdmitUpload refuses, before its body is read, an upload that its owner's
 // limits leave no room for: the rate spent, or the photo quota full.
 // Upload checks again, and spends; this only saves the body's transfer.
@@ -106,7 +99,7 @@ func refused(err error) bool {
 	return false
 }
 
-func (s *Service) rateOn() bool { return s.limiter != nil && !s.rate.Off() }
+func (s *Service) rateOn() bool { return s.deps.Limiter != nil && !s.cfg.UploadRate.Off() }
 
 // rateLeft refuses when the owner's rate has no upload left, spending
 // nothing.
@@ -114,14 +107,14 @@ func (s *Service) rateLeft(ctx context.Context, ownerID string) error {
 	if !s.rateOn() {
 		return nil
 	}
-	res := s.limiter.Take(ctx, ownerID, s.rate, 0)
+	res := s.deps.Limiter.Take(ctx, ownerID, s.cfg.UploadRate, 0)
 	if res.Remaining >= 1 {
 		return nil
 	}
 	// Asking answers no RetryAfter: the next upload is back one emission
 	// interval before the whole allowance is.
-	interval := s.rate.Period / time.Duration(s.rate.Count)
-	res.Allowed, res.RetryAfter = false, max(res.ResetAfter-time.Duration(s.rate.Count-1)*interval, interval)
+	interval := s.cfg.UploadRate.Period / time.Duration(s.cfg.UploadRate.Count)
+	res.Allowed, res.RetryAfter = false, max(res.ResetAfter-time.Duration(s.cfg.UploadRate.Count-1)*interval, interval)
 	return s.rateError(res)
 }
 
@@ -132,16 +125,16 @@ func (s *Service) spendRender(ctx context.Context, ownerID string) (refund func(
 	if !s.rateOn() {
 		return func() {}, nil
 	}
-	res := s.limiter.Take(ctx, ownerID, s.rate, 1)
+	res := s.deps.Limiter.Take(ctx, ownerID, s.cfg.UploadRate, 1)
 	if !res.Allowed {
 		return nil, s.rateError(res)
 	}
-	return func() { s.limiter.Take(context.WithoutCancel(ctx), ownerID, s.rate, -1) }, nil
+	return func() { s.deps.Limiter.Take(context.WithoutCancel(ctx), ownerID, s.cfg.UploadRate, -1) }, nil
 }
 
 func (s *Service) rateError(res guidepost.RateResult) error {
 	wait := int(math.Ceil(max(res.RetryAfter, time.Second).Seconds()))
-	return guidepost.RateLimited(s.rate, res, fmt.Sprintf(
+	return guidepost.RateLimited(s.cfg.UploadRate, res, fmt.Sprintf(
 		"too many uploads (%s allows %d per %s, whichever way they are sent); retry in %d s",
-		s.rate.Name, s.rate.Count, s.rate.Period, wait))
+		s.cfg.UploadRate.Name, s.cfg.UploadRate.Count, s.cfg.UploadRate.Period, wait))
 }

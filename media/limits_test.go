@@ -22,7 +22,7 @@ import (
 )
 
 func limiter(t *testing.T) *ratelimit.Redis {
-	return ratelimit.New(testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBMedia)), ratelimit.Options{})
+	return ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBMedia))}, ratelimit.Config{})
 }
 
 // distinct is a real JPEG made unique by a trailing byte: a new photo each.
@@ -211,7 +211,7 @@ func TestGrownFileIsRefusedAndNothingStored(t *testing.T) {
 func TestUploadRateHoldsOnEveryRoute(t *testing.T) {
 	ctx := context.Background()
 	d := newDirect(t, media.Config{})
-	d.svc.WithUploadRate(limiter(t), guidepost.Rate{Name: "upload", Count: 3, Period: time.Hour})
+	d.withUploadRate(limiter(t), guidepost.Rate{Name: "upload", Count: 3, Period: time.Hour})
 	first, err := d.svc.Upload(ctx, input(t, alice, distinct(t, 1), ""))
 	if err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestUploadRateSpentWhenAnUploadCompletes(t *testing.T) {
 	d := newDirect(t, media.Config{})
 	l := limiter(t)
 	rate := guidepost.Rate{Name: "upload", Count: 2, Period: time.Hour}
-	d.svc.WithUploadRate(l, rate)
+	d.withUploadRate(l, rate)
 	var tks []media.UploadTicket
 	for i := range 3 {
 		tk := d.start(declare(alice, distinct(t, i), "image/jpeg"))
@@ -279,7 +279,7 @@ func TestUploadRateSpentWhenAnUploadCompletes(t *testing.T) {
 func TestUploadRateCountsRetries(t *testing.T) {
 	ctx := context.Background()
 	d := newDirect(t, media.Config{QuotaPhotos: 1})
-	d.svc.WithUploadRate(limiter(t), guidepost.Rate{Name: "upload", Count: 3, Period: time.Hour})
+	d.withUploadRate(limiter(t), guidepost.Rate{Name: "upload", Count: 3, Period: time.Hour})
 	data := distinct(t, 1)
 	res, err := d.svc.Upload(ctx, input(t, alice, data, ""))
 	if err != nil {

@@ -12,10 +12,12 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/idempotency"
 	"github.com/guidepost/guidepost/media/photo"
 )
 
-// Config holds the feature's limits and timings; zero values take defaults.
+// Config holds the feature's limits and timings; DefaultConfig has every
+// default, and New fills a zero field from it.
 type Config struct {
 	MaxBytes   int64         // largest upload body (25 MiB)
 	MaxPixels  int64         // photo.DefaultMaxPixels (50 MP)
@@ -53,6 +55,10 @@ type Config struct {
 	// (MEDIA_FORMATS; photo.DefaultEncodings). JPEG is always one.
 	Formats []photo.Encoding
 	Direct  DirectConfig
+	// UploadRate (RATE_UPLOADS_PER_USER) counts each account's accepted
+	// uploads in Deps.Limiter (see limits.go); a zero Rate, or no Limiter,
+	// limits nothing.
+	UploadRate guidepost.Rate
 }
 
 // DirectConfig bounds direct uploads.
@@ -69,29 +75,61 @@ type DirectConfig struct {
 	CompleteLease time.Duration
 }
 
-func (c *Config) defaults() {
-	guidepost.Default(&c.MaxBytes, 25<<20)
-	guidepost.Default(&c.MaxPixels, photo.DefaultMaxPixels)
-	guidepost.Default(&c.URLTTL, 15*time.Minute)
-	guidepost.Default(&c.KeyTTL, 24*time.Hour)
-	guidepost.Default(&c.KeyLease, time.Minute)
-	guidepost.Default(&c.PendingAge, 5*time.Minute)
-	guidepost.Default(&c.OrphanAge, 24*time.Hour)
-	guidepost.Default(&c.OrphanLookback, 48*time.Hour)
-	guidepost.Default(&c.OrphanFullEvery, 24*time.Hour)
-	guidepost.Default(&c.RenderSlots, 1)
-	guidepost.Default(&c.MaxAttempts, 15)
-	guidepost.Default(&c.QuotaPhotos, 5000)
-	guidepost.Default(&c.QuotaBytes, 10<<30)
-	d := &c.Direct
-	if d.PartSize < minPartSize {
-		d.PartSize = minPartSize
+// DefaultConfig is the feature's configuration with every default: the
+// numbers config.Parse starts from.
+func DefaultConfig() Config {
+	return Config{
+		MaxBytes:        25 << 20,
+		MaxPixels:       photo.DefaultMaxPixels,
+		URLTTL:          15 * time.Minute,
+		KeyTTL:          idempotency.DefaultConfig().TTL,
+		KeyLease:        idempotency.DefaultConfig().Lease,
+		PendingAge:      5 * time.Minute,
+		OrphanAge:       24 * time.Hour,
+		OrphanLookback:  48 * time.Hour,
+		OrphanFullEvery: 24 * time.Hour,
+		RenderSlots:     1,
+		MaxAttempts:     15,
+		QuotaPhotos:     5000,
+		QuotaBytes:      10 << 30,
+		Formats:         slices.Clone(photo.DefaultEncodings),
+		Direct: DirectConfig{
+			PartSize:      minPartSize,
+			TTL:           24 * time.Hour,
+			URLTTL:        time.Hour,
+			MaxOpen:       10,
+			DayBytes:      2 << 30,
+			CompleteLease: time.Minute,
+		},
+		UploadRate: guidepost.Rate{Name: "upload", Count: 120, Period: time.Hour},
 	}
-	guidepost.Default(&d.TTL, 24*time.Hour)
-	guidepost.Default(&d.URLTTL, time.Hour)
-	guidepost.Default(&d.CompleteLease, time.Minute)
-	guidepost.Default(&d.MaxOpen, 10)
-	guidepost.Default(&d.DayBytes, 2<<30)
+}
+
+// withDefaults fills every zero field from DefaultConfig but the rate,
+// whose zero means none.
+func (c Config) withDefaults() Config {
+	def := DefaultConfig()
+	guidepost.Default(&c.MaxBytes, def.MaxBytes)
+	guidepost.Default(&c.MaxPixels, def.MaxPixels)
+	guidepost.Default(&c.URLTTL, def.URLTTL)
+	guidepost.Default(&c.KeyTTL, def.KeyTTL)
+	guidepost.Default(&c.KeyLease, def.KeyLease)
+	guidepost.Default(&c.PendingAge, def.PendingAge)
+	guidepost.Default(&c.OrphanAge, def.OrphanAge)
+	guidepost.Default(&c.OrphanLookback, def.OrphanLookback)
+	guidepost.Default(&c.OrphanFullEvery, def.OrphanFullEvery)
+	guidepost.Default(&c.RenderSlots, def.RenderSlots)
+	guidepost.Default(&c.MaxAttempts, def.MaxAttempts)
+	guidepost.Default(&c.QuotaPhotos, def.QuotaPhotos)
+	guidepost.Default(&c.QuotaBytes, def.QuotaBytes)
+	d, dd := &c.Direct, def.Direct
+	d.PartSize = max(d.PartSize, dd.PartSize) // the default is the store's minimum
+	guidepost.Default(&d.TTL, dd.TTL)
+	guidepost.Default(&d.URLTTL, dd.URLTTL)
+	guidepost.Default(&d.CompleteLease, dd.CompleteLease)
+	guidepost.Default(&d.MaxOpen, dd.MaxOpen)
+	guidepost.Default(&d.DayBytes, dd.DayBytes)
+	return c
 }
 
 // minPartSize is S3's smallest part but the last.
@@ -127,6 +165,9 @@ type Deps struct {
 	Multipart Multipart
 	// Blocks (optional) hides the photos of users a viewer blocks.
 	Blocks Blocks
+	// Limiter (optional) counts Config.UploadRate, shared by every API
+	// process; nil: uploads are not rate limited.
+	Limiter Limiter
 	// Log receives the feature's lines; lines logged with a request's
 	// context carry its request_id. Nil discards.
 	Log *slog.Logger
@@ -139,9 +180,6 @@ type Service struct {
 	render *semaphore.Weighted
 	newID  func() (uuid.UUID, error)
 
-	limiter Limiter        // WithUploadRate; nil: no rate
-	rate    guidepost.Rate // renders one account may queue (see limits.go)
-
 	mu            sync.Mutex
 	orphansDoneTo time.Time // ids made before this were checked for orphans
 	orphansFullAt time.Time // when every original was last checked
@@ -149,7 +187,7 @@ type Service struct {
 
 // New builds the service.
 func New(deps Deps, cfg Config) *Service {
-	cfg.defaults()
+	cfg = cfg.withDefaults()
 	if deps.Observer == nil {
 		deps.Observer = noObserver{}
 	}

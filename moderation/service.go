@@ -33,6 +33,10 @@ type Config struct {
 	AutoHideReports int
 }
 
+// DefaultConfig has every default: five distinct established reporters
+// hold a target.
+func DefaultConfig() Config { return Config{AutoHideReports: 5} }
+
 // Deps is what the service consumes.
 type Deps struct {
 	Store    Store

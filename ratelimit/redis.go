@@ -20,10 +20,16 @@ import (
 	"github.com/guidepost/guidepost/auth"
 )
 
-// Options tune the limiter; zero values take defaults.
-type Options struct {
+// Deps are what the limiter uses.
+type Deps struct {
+	Client     redis.UniversalClient
 	Registerer prometheus.Registerer // nil: metrics are not exported
 	Log        *slog.Logger          // nil discards
+}
+
+// Config tunes the limiter; DefaultConfig has every default, and New fills
+// a zero field from it.
+type Config struct {
 	// Timeout bounds one Redis call (500 ms): past it the request is let
 	// through rather than made to wait on a sick Redis. Not much shorter:
 	// a server under attack is busy, and a limiter that gives up on a
@@ -43,7 +49,8 @@ type Options struct {
 type Redis struct {
 	rdb      redis.UniversalClient
 	batches  *combiner
-	opt      Options
+	opt      Config
+	log      *slog.Logger
 	down     atomic.Int64 // unix ns until which Redis is skipped
 	lastLog  atomic.Int64 // unix ns of the last fail-open line
 	refused  refusals
@@ -53,21 +60,21 @@ type Redis struct {
 
 var _ auth.Limiter = (*Redis)(nil)
 
-// New builds a limiter on client.
-func New(client redis.UniversalClient, opt Options) *Redis {
-	def := func(d *time.Duration, v time.Duration) {
-		if *d <= 0 {
-			*d = v
-		}
+// DefaultConfig is the limiter's configuration with every default.
+func DefaultConfig() Config {
+	return Config{Timeout: 500 * time.Millisecond, Backoff: time.Second, LogEvery: time.Minute, Prefix: "ratelimit:"}
+}
+
+// New builds a limiter on deps.Client.
+func New(deps Deps, cfg Config) *Redis {
+	def := DefaultConfig()
+	guidepost.Default(&cfg.Timeout, def.Timeout)
+	guidepost.Default(&cfg.Backoff, def.Backoff)
+	guidepost.Default(&cfg.LogEvery, def.LogEvery)
+	if cfg.Prefix == "" {
+		cfg.Prefix = def.Prefix
 	}
-	def(&opt.Timeout, 500*time.Millisecond)
-	def(&opt.Backoff, time.Second)
-	def(&opt.LogEvery, time.Minute)
-	if opt.Prefix == "" {
-		opt.Prefix = "ratelimit:"
-	}
-	opt.Log = guidepost.Logger(opt.Log)
-	r := &Redis{rdb: client, opt: opt, refused: refusals{until: map[string]int64{}}}
+	r := &Redis{rdb: deps.Client, opt: cfg, log: guidepost.Logger(deps.Log), refused: refusals{until: map[string]int64{}}}
 	r.batches = newCombiner(r.runBatch)
 	r.failOpen = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_ratelimit_fail_open_total",
@@ -77,8 +84,8 @@ func New(client redis.UniversalClient, opt Options) *Redis {
 		Name: "guidepost_ratelimit_limited_total",
 		Help: "Requests refused by a rate limit, by limit.",
 	}, []string{"limit"})
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(r.failOpen, r.limited)
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(r.failOpen, r.limited)
 	}
 	return r
 }
@@ -193,7 +200,7 @@ func (r *Redis) failed(ctx context.Context, err error) {
 	if now.UnixNano()-last < int64(r.opt.LogEvery) || !r.lastLog.CompareAndSwap(last, now.UnixNano()) {
 		return
 	}
-	r.opt.Log.WarnContext(ctx, "rate limits: redis failed; letting requests through unchecked",
+	r.log.WarnContext(ctx, "rate limits: redis failed; letting requests through unchecked",
 		"err", err, "next_log_within", r.opt.LogEvery)
 }
 

@@ -21,7 +21,7 @@ import (
 )
 
 func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
-	l := ratelimit.New(testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
+	l := ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))}, ratelimit.Config{})
 	ctx := context.Background()
 	rate := guidepost.Rate{Name: "test", Count: 3, Period: time.Minute}
 	for i := range 3 {
@@ -47,7 +47,7 @@ func TestTakeSpendsRefusesAndGivesBack(t *testing.T) {
 // An event taken from an empty bucket and given back leaves it empty: a
 // hold that succeeds (auth's log-in guards) never uses up the allowance.
 func TestGivingBackTheOnlyEventEmptiesTheBucket(t *testing.T) {
-	l := ratelimit.New(testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit)), ratelimit.Options{})
+	l := ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))}, ratelimit.Config{})
 	ctx := context.Background()
 	rate := guidepost.Rate{Name: "giveback", Count: 2, Period: time.Hour}
 	key := fmt.Sprintf("k%d", time.Now().UnixNano())
@@ -63,8 +63,8 @@ func TestGivingBackTheOnlyEventEmptiesTheBucket(t *testing.T) {
 // burst from many goroutines never gets more than the allowance.
 func TestProcessesShareOneCount(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBRateLimit)
-	a := ratelimit.New(testkit.RedisClient(t, url), ratelimit.Options{})
-	b := ratelimit.New(testkit.RedisClient(t, url), ratelimit.Options{})
+	a := ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, url)}, ratelimit.Config{})
+	b := ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, url)}, ratelimit.Config{})
 	rate := guidepost.Rate{Name: "burst", Count: 20, Period: time.Hour}
 	var mu sync.Mutex
 	allowed := 0
@@ -95,10 +95,8 @@ func TestRedisDownFailsOpenAndLogsOnce(t *testing.T) {
 	srv := testkit.StartRedis(t)
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
-	l := ratelimit.New(testkit.RedisClient(t, srv.URL), ratelimit.Options{
-		Registerer: reg, Log: slog.New(slog.NewTextHandler(&logs, nil)),
-		Backoff: 50 * time.Millisecond, LogEvery: time.Hour,
-	})
+	l := ratelimit.New(ratelimit.Deps{Client: testkit.RedisClient(t, srv.URL), Registerer: reg, Log: slog.New(slog.NewTextHandler(&logs, nil))},
+		ratelimit.Config{Backoff: 50 * time.Millisecond, LogEvery: time.Hour})
 	ctx := context.Background()
 	rate := guidepost.Rate{Name: "down", Count: 1, Period: time.Hour}
 	if !l.Take(ctx, "k", rate, 1).Allowed || l.Take(ctx, "k", rate, 1).Allowed {
@@ -171,7 +169,7 @@ func TestConcurrentTakesShareCallsAndStayExact(t *testing.T) {
 	c := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBRateLimit))
 	hook := &countScripts{}
 	c.AddHook(hook)
-	l := ratelimit.New(c, ratelimit.Options{})
+	l := ratelimit.New(ratelimit.Deps{Client: c}, ratelimit.Config{})
 	rate := guidepost.Rate{Name: "combined", Count: 10, Period: time.Hour}
 	prefix := fmt.Sprintf("run%d-", time.Now().UnixNano())
 	var allowed [50]atomic.Int64

@@ -22,36 +22,46 @@ import (
 	"github.com/guidepost/guidepost"
 )
 
-// Options tune the marks.
-type Options struct {
-	// TTL is how long a mark is kept after the write that set it (0: 11 s,
-	// twice the replicas' default max lag and a second): past it, every
-	// replica still in rotation has replayed the write.
-	TTL time.Duration
-	// Timeout bounds each Redis call (0: 200 ms).
-	Timeout    time.Duration
+// Deps are what the marks use.
+type Deps struct {
+	Client     redis.UniversalClient
 	Registerer prometheus.Registerer
 	Log        *slog.Logger
 }
 
+// Config tunes the marks; DefaultConfig has every default, and New fills
+// a zero field from it.
+type Config struct {
+	// TTL is how long a mark is kept after the write that set it (11 s,
+	// twice the replicas' default max lag and a second): past it, every
+	// replica still in rotation has replayed the write.
+	TTL time.Duration
+	// Timeout bounds each Redis call (200 ms).
+	Timeout time.Duration
+}
+
+// DefaultConfig is the marks' configuration with every default.
+func DefaultConfig() Config { return Config{TTL: 11 * time.Second, Timeout: 200 * time.Millisecond} }
+
 // Redis stores marks under guidepost:readmark:<user>.
 type Redis struct {
 	rdb   redis.UniversalClient
-	opt   Options
+	opt   Config
+	log   *slog.Logger
 	calls *prometheus.CounterVec // op, outcome
 }
 
-// New keeps marks in rdb.
-func New(rdb redis.UniversalClient, opt Options) *Redis {
-	guidepost.Default(&opt.TTL, 11*time.Second)
-	guidepost.Default(&opt.Timeout, 200*time.Millisecond)
-	opt.Log = guidepost.Logger(opt.Log)
-	r := &Redis{rdb: rdb, opt: opt, calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+// New keeps marks in deps.Client.
+func New(deps Deps, cfg Config) *Redis {
+	def := DefaultConfig()
+	guidepost.Default(&cfg.TTL, def.TTL)
+	guidepost.Default(&cfg.Timeout, def.Timeout)
+	r := &Redis{rdb: deps.Client, opt: cfg, log: guidepost.Logger(deps.Log), calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "guidepost_read_marks_total",
 		Help: "Read marks read (op=get) and raised (op=raise) in Redis, by outcome: ok, none, error (a get that fails sends the client's reads to the primary).",
 	}, []string{"op", "outcome"})}
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(r.calls)
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(r.calls)
 	}
 	return r
 }
@@ -92,7 +102,7 @@ func (r *Redis) raise(ctx context.Context, key string, at uint64) {
 	err := raiseScript.Run(rctx, r.rdb, []string{key}, strconv.FormatUint(at, 10), r.opt.TTL.Milliseconds()).Err()
 	if err != nil && err != redis.Nil {
 		r.calls.WithLabelValues("raise", "error").Inc()
-		r.opt.Log.WarnContext(ctx, "read mark not saved: this client's next request may read a replica behind its write", "err", err)
+		r.log.WarnContext(ctx, "read mark not saved: this client's next request may read a replica behind its write", "err", err)
 		return
 	}
 	r.calls.WithLabelValues("raise", "ok").Inc()

@@ -19,7 +19,7 @@ import (
 func TestMarksFollowTheNewestWrite(t *testing.T) {
 	ctx := context.Background()
 	rdb := testkit.RedisClient(t, testkit.RedisURL(t, testkit.RedisDBReadMarks))
-	marks := readmarks.New(rdb, readmarks.Options{TTL: 3 * time.Second})
+	marks := readmarks.New(readmarks.Deps{Client: rdb}, readmarks.Config{TTL: 3 * time.Second})
 	first := marks.Follow(ctx, "u1")
 	if m := guidepost.ReadMark(first); m != 0 {
 		t.Fatalf("a user who never wrote has mark %d", m)
@@ -46,7 +46,7 @@ func TestMarksFollowTheNewestWrite(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, "guidepost:readmark:u3").Val(); ttl <= 0 || ttl > 3*time.Second {
 		t.Fatalf("ttl %s", ttl)
 	}
-	down := readmarks.New(redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"}), readmarks.Options{})
+	down := readmarks.New(readmarks.Deps{Client: redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})}, readmarks.Config{})
 	if m := guidepost.ReadMark(down.Follow(ctx, "u1")); m != math.MaxInt64 {
 		t.Fatalf("with Redis down the mark is %d", m)
 	}

@@ -34,26 +34,34 @@ type DB struct {
 	reads *replicas // nil: every read on the primary
 }
 
-// Options tune a pool beyond what DATABASE_URL says.
-type Options struct {
+// Config tunes a pool beyond what DATABASE_URL says. The zero Config is
+// what migrations and bulk loads use; DefaultConfig is the serving pools'.
+type Config struct {
 	// StatementTimeout cancels any statement running longer, on the server,
 	// so one unlucky query cannot hold a connection (0: no limit, for
 	// migrations and bulk loads). It answers "unavailable", never a 500.
 	StatementTimeout time.Duration
 	// Replicas are streaming replicas of the primary for map, guide and
 	// photo reads; none: the primary serves everything.
-	Replicas ReplicaOptions
+	Replicas ReplicaConfig
+}
+
+// DefaultConfig is the serving pools' configuration with every default:
+// the numbers config.Parse starts from.
+func DefaultConfig() Config {
+	return Config{StatementTimeout: 5 * time.Second,
+		Replicas: ReplicaConfig{MaxLag: 5 * time.Second, Wait: 50 * time.Millisecond, Every: 200 * time.Millisecond}}
 }
 
 // Open connects and pings, so a wrong URL or a stopped server fails at start
 // with one line naming PostgreSQL rather than at the first request.
-func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, Options{}) }
+func Open(ctx context.Context, url string) (*DB, error) { return OpenWith(ctx, url, Config{}) }
 
 // OpenWith is Open with options; the pools that serve requests use it.
 // DATABASE_URL may list several hosts with target_session_attrs=read-write:
 // pgx then connects to whichever is the primary, so a failover is followed
 // by new connections without a restart.
-func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
+func OpenWith(ctx context.Context, url string, opts Config) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: bad DATABASE_URL: %w", err)
@@ -82,7 +90,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 
 // configurePool applies what every pool of the process shares, primary and
 // replicas alike.
-func configurePool(cfg *pgxpool.Config, opts Options) {
+func configurePool(cfg *pgxpool.Config, opts Config) {
 	if opts.StatementTimeout > 0 {
 		cfg.ConnConfig.RuntimeParams["statement_timeout"] = strconv.FormatInt(opts.StatementTimeout.Milliseconds(), 10)
 	}

@@ -31,7 +31,7 @@ func TestTimestampsScanAsUTC(t *testing.T) {
 func TestSlowStatementsAreUnavailable(t *testing.T) {
 	ctx := context.Background()
 	url := testkit.DatabaseURL(t)
-	db, err := gsql.OpenWith(ctx, url, gsql.Options{StatementTimeout: 200 * time.Millisecond})
+	db, err := gsql.OpenWith(ctx, url, gsql.Config{StatementTimeout: 200 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

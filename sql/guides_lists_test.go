@@ -77,7 +77,7 @@ func TestTextSearchMatchesKoreanAndEnglish(t *testing.T) {
 		}
 	}
 	// An edit is searched at once: the document is a generated column.
-	svc := guides.NewService(store, guidepost.SystemClock{}, []byte("k"), nil)
+	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: []byte("k")})
 	body := "이제는 빵집"
 	if _, err := svc.Update(ctx, far, author, guides.Patch{Body: &body}); err != nil {
 		t.Fatal(err)

@@ -127,7 +127,7 @@ func TestOnlyTheAuthorChangesAGuide(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
-	svc := guides.NewService(store, guidepost.SystemClock{}, []byte("k"), nil)
+	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: []byte("k")})
 	author, other := guideUser(t, db), guideUser(t, db)
 	lat, lng := 37.5, 127.0
 	g, err := svc.Create(ctx, author, guides.Input{Title: "mine", Lat: &lat, Lng: &lng})
@@ -221,7 +221,7 @@ func TestWritesBumpTileVersionsAndNotify(t *testing.T) {
 	id := guideRow(t, store, author, 37.5, 127.0)
 	wait(local, a, 1) // the writer's own hook, before NOTIFY
 	wait(rec, a, 1)
-	svc := guides.NewService(store, guidepost.SystemClock{}, []byte("k"), nil)
+	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}}, guides.Config{CursorKey: []byte("k")})
 	lat, lng := 35.1, 129.0
 	if _, err := svc.Update(ctx, id, author, guides.Patch{Lat: &lat, Lng: &lng}); err != nil {
 		t.Fatal(err)

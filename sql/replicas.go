@@ -18,26 +18,29 @@ import (
 	"github.com/guidepost/guidepost"
 )
 
-// ReplicaOptions configure reads on streaming replicas (DATABASE_REPLICA_*).
-type ReplicaOptions struct {
+// ReplicaConfig configures reads on streaming replicas
+// (DATABASE_REPLICA_*), and where they report; a zero duration takes
+// DefaultConfig's.
+type ReplicaConfig struct {
 	URLs []string // none: every read on the primary
 	// MaxLag takes a replica out of rotation once it is this far behind
-	// the primary (0: 5 s).
+	// the primary (5 s).
 	MaxLag time.Duration
 	// Wait is how long a read that must see a recent write waits for a
-	// replica to replay it before it goes to the primary (0: 50 ms).
+	// replica to replay it before it goes to the primary (50 ms).
 	Wait time.Duration
 	// Every is how often each replica's health and position are read
-	// (0: 200 ms): a replica that stops or falls behind leaves within it.
+	// (200 ms): a replica that stops or falls behind leaves within it.
 	Every      time.Duration
 	Registerer prometheus.Registerer
 	Log        *slog.Logger
 }
 
-func (o ReplicaOptions) withDefaults() ReplicaOptions {
-	guidepost.Default(&o.MaxLag, 5*time.Second)
-	guidepost.Default(&o.Wait, 50*time.Millisecond)
-	guidepost.Default(&o.Every, 200*time.Millisecond)
+func (o ReplicaConfig) withDefaults() ReplicaConfig {
+	def := DefaultConfig().Replicas
+	guidepost.Default(&o.MaxLag, def.MaxLag)
+	guidepost.Default(&o.Wait, def.Wait)
+	guidepost.Default(&o.Every, def.Every)
 	o.Log = guidepost.Logger(o.Log)
 	return o
 }
@@ -51,7 +54,7 @@ type replicas struct {
 	primary *pgxpool.Pool
 	list    []*replica
 	next    atomic.Uint64
-	opt     ReplicaOptions
+	opt     ReplicaConfig
 	m       *replicaMetrics
 	tiles   tileMarks
 
@@ -77,7 +80,7 @@ type lsnSample struct {
 
 // openReplicas connects (lazily: a replica down at start joins when it
 // comes up) and starts the health loop, which Close joins.
-func openReplicas(ctx context.Context, primary *pgxpool.Pool, opt ReplicaOptions, configure func(*pgxpool.Config)) (*replicas, error) {
+func openReplicas(ctx context.Context, primary *pgxpool.Pool, opt ReplicaConfig, configure func(*pgxpool.Config)) (*replicas, error) {
 	opt = opt.withDefaults()
 	r := &replicas{primary: primary, opt: opt}
 	for _, url := range opt.URLs {

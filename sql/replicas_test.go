@@ -20,12 +20,12 @@ import (
 
 // openWithReplica opens url with the pair's replica for reads, and waits
 // until the replica is in rotation.
-func openWithReplica(t *testing.T, url string, pair *testkit.PGPair, opt gsql.ReplicaOptions) (*gsql.DB, *prometheus.Registry) {
+func openWithReplica(t *testing.T, url string, pair *testkit.PGPair, opt gsql.ReplicaConfig) (*gsql.DB, *prometheus.Registry) {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	opt.URLs, opt.Registerer = []string{pair.Replica.URL}, reg
 	guidepost.Default(&opt.Every, 50*time.Millisecond)
-	db, err := gsql.OpenWith(context.Background(), url, gsql.Options{StatementTimeout: 10 * time.Second, Replicas: opt})
+	db, err := gsql.OpenWith(context.Background(), url, gsql.Config{StatementTimeout: 10 * time.Second, Replicas: opt})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,8 +91,8 @@ func TestReplicaServesReadsAndWritersSeeTheirWrites(t *testing.T) {
 		t.Skip("starts a private primary and replica")
 	}
 	pair := testkit.StartPGPair(t, testkit.PairOptions{ApplyDelay: 2 * time.Second})
-	db, reg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaOptions{MaxLag: time.Minute})
-	other, otherReg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaOptions{MaxLag: time.Minute})
+	db, reg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaConfig{MaxLag: time.Minute})
+	other, otherReg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaConfig{MaxLag: time.Minute})
 	store, elsewhere := gsql.NewGuides(db), gsql.NewGuides(other)
 	author := guideUser(t, db)
 	pair.CaughtUp(time.Minute) // the author has reached the replica
@@ -150,7 +150,7 @@ func TestReplicaLeavesAndReturns(t *testing.T) {
 		t.Skip("starts a private primary and replica")
 	}
 	pair := testkit.StartPGPair(t, testkit.PairOptions{})
-	db, reg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaOptions{MaxLag: 500 * time.Millisecond})
+	db, reg := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaConfig{MaxLag: 500 * time.Millisecond})
 	store := gsql.NewGuides(db)
 	author := guideUser(t, db)
 	id := guideRow(t, store, author, 37.5, 127)
@@ -211,7 +211,7 @@ func TestPrimaryFailoverIsFollowed(t *testing.T) {
 	pair := testkit.StartPGPair(t, testkit.PairOptions{Sync: true})
 	both := "postgres://postgres@127.0.0.1:" + strconv.Itoa(pair.Primary.Port) + ",127.0.0.1:" + strconv.Itoa(pair.Replica.Port) +
 		"/guidepost?sslmode=disable&target_session_attrs=read-write"
-	db, _ := openWithReplica(t, both, pair, gsql.ReplicaOptions{})
+	db, _ := openWithReplica(t, both, pair, gsql.ReplicaConfig{})
 	store := gsql.NewGuides(db)
 	author := guideUser(t, db)
 

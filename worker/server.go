@@ -12,14 +12,24 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/queue"
 )
+
+// Deps are what a worker process runs.
+type Deps struct {
+	Redis   redis.UniversalClient // the app's go-redis client
+	Handler asynq.Handler
+	Sweeper *Sweeper // nil: no sweeps
+	Log     *slog.Logger
+}
 
 // Config tunes one worker process.
 type Config struct {
@@ -30,8 +40,11 @@ type Config struct {
 	// ShutdownTimeout is how long running tasks get to finish on SIGTERM;
 	// tasks still running then go back to the queue for another worker.
 	ShutdownTimeout time.Duration
-	Log             *slog.Logger
 }
+
+// DefaultConfig has every default: one render slot per CPU. The shutdown
+// timeout is the process's (SHUTDOWN_TIMEOUT), which the API shares.
+func DefaultConfig() Config { return Config{Concurrency: runtime.NumCPU()} }
 
 // Worker is an asynq server plus the sweeper.
 type Worker struct {
@@ -42,9 +55,11 @@ type Worker struct {
 }
 
 // New builds a worker on the app's go-redis client.
-func New(rdb redis.UniversalClient, handler asynq.Handler, sweeper *Sweeper, cfg Config) *Worker {
-	srv := asynq.NewServerFromRedisClient(rdb, asynq.Config{
-		Concurrency:     2 * max(cfg.Concurrency, 1),
+func New(deps Deps, cfg Config) *Worker {
+	guidepost.Default(&cfg.Concurrency, DefaultConfig().Concurrency)
+	log := guidepost.Logger(deps.Log)
+	srv := asynq.NewServerFromRedisClient(deps.Redis, asynq.Config{
+		Concurrency:     2 * cfg.Concurrency,
 		Queues:          map[string]int{queue.Media: 1},
 		RetryDelayFunc:  retryDelay,
 		ShutdownTimeout: cfg.ShutdownTimeout,
@@ -53,10 +68,10 @@ func New(rdb redis.UniversalClient, handler asynq.Handler, sweeper *Sweeper, cfg
 		// small Lua call per process.
 		TaskCheckInterval:        500 * time.Millisecond,
 		DelayedTaskCheckInterval: time.Second,
-		Logger:                   slogAdapter{cfg.Log},
+		Logger:                   slogAdapter{log},
 		LogLevel:                 asynq.WarnLevel,
 	})
-	return &Worker{srv: srv, handler: handler, sweeper: sweeper, log: cfg.Log}
+	return &Worker{srv: srv, handler: deps.Handler, sweeper: deps.Sweeper, log: log}
 }
 
 // retryDelay keeps asynq's exponential backoff for real failures, but a task

@@ -29,7 +29,7 @@ func TestSweeperRunsTheSessionSweep(t *testing.T) {
 	db := testkit.DB(t)
 	users := gsql.NewUsers(db)
 	clock := guidepost.SystemClock{}
-	svc := auth.NewService(users, auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), clock)
+	svc := auth.New(auth.Deps{Store: users, Tokens: auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock), Clock: clock}, auth.Config{Sessions: auth.DefaultConfig().Sessions})
 	ctx := context.Background()
 	s, err := svc.Guest(ctx)
 	if err != nil {
@@ -40,9 +40,9 @@ func TestSweeperRunsTheSessionSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := prometheus.NewRegistry()
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(db), Media: nothingToSweep{}, Interval: time.Minute,
-		Sessions: &auth.Sweeper{Store: users, Clock: clock, UsedRetention: time.Minute},
-		Metrics:  worker.NewMetrics(reg), Log: slog.New(slog.DiscardHandler)}
+	sweeper := worker.NewSweeper(worker.SweeperDeps{Lock: gsql.NewMedia(db), Media: nothingToSweep{},
+		Sessions: auth.NewSweeper(auth.SweeperDeps{Store: users, Clock: clock}, auth.SweeperConfig{UsedRetention: time.Minute}),
+		Metrics:  worker.NewMetrics(reg), Log: slog.New(slog.DiscardHandler)}, worker.SweeperConfig{Interval: time.Minute})
 	sweeper.Once(ctx)
 	var n int
 	if err := db.Pool.QueryRow(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != 0 {

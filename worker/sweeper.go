@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/media"
 )
@@ -39,13 +40,34 @@ type SessionSweepable interface {
 // Sweeper runs the media sweep in every worker process, one process at a
 // time across the fleet.
 type Sweeper struct {
+	SweeperDeps
+	SweeperConfig
+}
+
+// SweeperDeps are what a sweep runs and reports to.
+type SweeperDeps struct {
 	Lock     Locker
 	Media    Sweepable
 	Accounts AccountSweepable // optional
 	Sessions SessionSweepable // optional
-	Interval time.Duration
 	Metrics  *Metrics
 	Log      *slog.Logger
+}
+
+// SweeperConfig spaces the sweeps.
+type SweeperConfig struct {
+	Interval time.Duration // MEDIA_SWEEP_INTERVAL: how often a worker tries to sweep
+}
+
+// DefaultSweeperConfig has every default: the numbers config.Parse starts
+// from.
+func DefaultSweeperConfig() SweeperConfig { return SweeperConfig{Interval: time.Minute} }
+
+// NewSweeper builds the sweeper; a zero Interval takes the default.
+func NewSweeper(deps SweeperDeps, cfg SweeperConfig) *Sweeper {
+	guidepost.Default(&cfg.Interval, DefaultSweeperConfig().Interval)
+	deps.Log = guidepost.Logger(deps.Log)
+	return &Sweeper{SweeperDeps: deps, SweeperConfig: cfg}
 }
 
 // sweepTimeout bounds one run, so a hung dependency cannot hold the lock

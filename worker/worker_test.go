@@ -61,7 +61,8 @@ func (s *stack) service(q media.Queue, m *worker.Metrics, cfg media.Config) *med
 // run starts a worker process's worth of machinery until the test ends.
 func (s *stack) run(t *testing.T, svc *media.Service, m *worker.Metrics, sweeper *worker.Sweeper) {
 	ctx, cancel := context.WithCancel(context.Background())
-	w := worker.New(s.rdb, worker.NewMux(svc, m), sweeper, worker.Config{Concurrency: 1, ShutdownTimeout: 2 * time.Second, Log: slog.New(slog.DiscardHandler)})
+	w := worker.New(worker.Deps{Redis: s.rdb, Handler: worker.NewMux(svc, m), Sweeper: sweeper, Log: slog.New(slog.DiscardHandler)},
+		worker.Config{Concurrency: 1, ShutdownTimeout: 2 * time.Second})
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
 	t.Cleanup(func() {
@@ -288,7 +289,8 @@ func TestSweeperQueuesPhotosWithoutTasks(t *testing.T) {
 	orphaned := upload(t, lost, s.owner, "photo.webp")
 
 	svc := s.service(queue.NewClient(s.rdb), m, media.Config{PendingAge: time.Millisecond})
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
+	sweeper := worker.NewSweeper(worker.SweeperDeps{Lock: gsql.NewMedia(s.db), Media: svc, Metrics: m, Log: slog.New(slog.DiscardHandler)},
+		worker.SweeperConfig{Interval: 100 * time.Millisecond})
 	s.run(t, svc, m, sweeper)
 	waitStatus(t, svc, orphaned.ID, media.StatusReady)
 	if n := counterValue(t, s.reg, "guidepost_media_sweeper_repaired_total", "requeued"); n != 1 {
@@ -307,7 +309,8 @@ func TestSweeperRequeuesAnUntriedPhotoWithADeadTask(t *testing.T) {
 	if err := asynq.NewInspectorFromRedisClient(s.rdb).ArchiveTask(queue.Media, untried.ID); err != nil {
 		t.Fatal(err)
 	}
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(s.db), Media: svc, Interval: 100 * time.Millisecond, Metrics: m, Log: slog.New(slog.DiscardHandler)}
+	sweeper := worker.NewSweeper(worker.SweeperDeps{Lock: gsql.NewMedia(s.db), Media: svc, Metrics: m, Log: slog.New(slog.DiscardHandler)},
+		worker.SweeperConfig{Interval: 100 * time.Millisecond})
 	s.run(t, svc, m, sweeper)
 	waitStatus(t, svc, untried.ID, media.StatusReady)
 }

@@ -44,8 +44,7 @@ func admin(ctx context.Context, cfg config.Config, log *slog.Logger, args []stri
 		return err
 	}
 	defer db.Close()
-	svc := moderation.New(moderation.Deps{Store: gsql.NewModeration(db), Log: log}, moderation.Config{})
-	return cmd(ctx, svc, args[1:], out)
+	return cmd(ctx, roleService(db, log), args[1:], out)
 }
 
 // oneEmail wants exactly one argument, the account's email.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/guidepost/guidepost/config"
 	"github.com/guidepost/guidepost/media"
-	"github.com/guidepost/guidepost/objstore"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -30,14 +29,9 @@ func migrate(ctx context.Context, cfg config.Config, log *slog.Logger) error {
 // migrateObjects moves originals to their own prefix (see
 // media.MoveOriginals).
 func migrateObjects(ctx context.Context, cfg config.Config, log *slog.Logger) error {
-	blobs := objstore.New(objstore.Config{
-		Endpoint: cfg.S3Endpoint, Region: cfg.S3Region, Bucket: cfg.S3Bucket,
-		AccessKey: cfg.S3AccessKey, SecretKey: cfg.S3SecretKey,
-	})
-	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := blobs.Ping(pctx); err != nil {
-		return fmt.Errorf("s3: cannot reach bucket %q at %s: %v", cfg.S3Bucket, cfg.S3Endpoint, err)
+	blobs, err := openBlobs(ctx, cfg)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
 	moved, err := media.MoveOriginals(ctx, blobs)

@@ -54,7 +54,7 @@ func seed(ctx context.Context, cfg config.Config, log *slog.Logger, args []strin
 	defer db.Close()
 	if *demo {
 		users := gsql.NewUsers(db)
-		svc := auth.NewService(users, auth.NewTokens(cfg.JWTSecret, cfg.TokenTTL, guidepost.SystemClock{}), guidepost.SystemClock{})
+		svc := signupService(db, cfg)
 		_, err := svc.Signup(ctx, auth.SignupInput{Email: demoEmail, Password: demoPassword, DisplayName: demoName})
 		if err != nil && guidepost.ErrorCode(err) != guidepost.ECONFLICT {
 			return fmt.Errorf("seed: demo user: %w", err)

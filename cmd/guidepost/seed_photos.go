@@ -29,8 +29,8 @@ func seedDemoPhotos(ctx context.Context, cfg config.Config, ownerID string, stdo
 		return err
 	}
 	defer a.Close()
-	mediaSvc := a.mediaService(nil, nil, false)
-	guideSvc := guides.NewService(gsql.NewGuides(a.db), a.clock, guides.CursorKey(cfg.JWTSecret), mediaSvc)
+	mediaSvc := a.mediaService(nil, nil, nil, false)
+	guideSvc := a.guideService(gsql.NewGuides(a.db), mediaSvc, nil)
 	ids, err := gsql.DemoGuideIDs(ctx, a.db, ownerID, demoPhotoCount)
 	if err != nil {
 		return err

@@ -24,12 +24,12 @@ import (
 // METRICS_ADDR, an internal address, unless it says public: then beside
 // the API.
 func (a *app) runAPI(ctx context.Context) error {
-	deps := api.Deps{Log: a.logFor("api"), Registry: a.registry, Checks: a.checks(), Clock: a.clock,
-		MaxInflight: a.cfg.MaxInflight, QueueWait: a.cfg.QueueWait, RequestTimeout: a.cfg.RequestTimeout,
-		MetricsElsewhere: a.cfg.MetricsAddr != config.MetricsPublic}
-	stop := a.wireAPI(ctx, &deps)
+	deps, cfg, stop, err := a.wireAPI(ctx)
+	if err != nil {
+		return err
+	}
 	defer stop()
-	srv := api.New(deps)
+	srv := api.New(deps, cfg)
 	base, cancelRequests := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancelRequests()
 	hs := &http.Server{

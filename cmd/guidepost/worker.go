@@ -11,26 +11,13 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/guidepost/guidepost/media/photo"
-	"github.com/guidepost/guidepost/queue"
-	gsql "github.com/guidepost/guidepost/sql"
-	"github.com/guidepost/guidepost/worker"
 )
 
 // runWorker derives photos and sweeps until ctx ends, serving /metrics on
 // WORKER_METRICS_ADDR when set; it returns once both have stopped.
 func (a *app) runWorker(ctx context.Context) error {
-	metrics := worker.NewMetrics(a.registry)
-	queue.RegisterMetrics(a.registry, a.redis, a.logFor("queue_metrics"))
-	svc := a.mediaService(metrics, nil, false)
+	w := a.wireWorker()
 	m := a.cfg.Media
-	accounts := a.accountService(svc)
-	sweeper := &worker.Sweeper{Lock: gsql.NewMedia(a.db), Media: svc, Accounts: accounts, Sessions: a.sessionSweeper(),
-		Interval: m.SweepInterval, Metrics: metrics, Log: a.logFor("sweeper")}
-	mux := worker.NewMux(svc, metrics)
-	worker.HandlePurges(mux, svc.Purge, accounts.Purge, metrics)
-	w := worker.New(a.redis, mux, sweeper, worker.Config{
-		Concurrency: a.cfg.WorkerConcurrency, ShutdownTimeout: a.cfg.ShutdownTimeout, Log: a.logFor("worker"),
-	})
 	g, gctx := errgroup.WithContext(ctx)
 	if addr := a.cfg.WorkerMetricsAddr; addr != "" {
 		// Listening first makes a taken port a start error.

@@ -34,7 +34,7 @@ func (r *Redis) Run(ctx context.Context, hub *events.Hub) {
 			return
 		}
 		if time.Since(lastLog) > time.Minute {
-			r.opt.Log.Warn("events: lost the event channel; streams catch up from their logs once it is back", "err", err)
+			r.log.Warn("events: lost the event channel; streams catch up from their logs once it is back", "err", err)
 			lastLog = time.Now()
 		}
 		select {
@@ -75,7 +75,7 @@ func (r *Redis) follow(ctx context.Context, hub *events.Hub) error {
 			r.received.Inc()
 			e, err := parseMessage(m.Payload)
 			if err != nil {
-				r.opt.Log.Warn("events: skipped a message", "err", err)
+				r.log.Warn("events: skipped a message", "err", err)
 				continue
 			}
 			hub.Publish(e)

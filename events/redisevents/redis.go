@@ -27,7 +27,8 @@ import (
 // hearing of it finds it there.
 type Redis struct {
 	rdb     redis.UniversalClient
-	opt     Options
+	opt     Config
+	log     *slog.Logger
 	channel string
 
 	published, publishErrors prometheus.Counter
@@ -35,16 +36,25 @@ type Redis struct {
 	feedUp                   prometheus.Gauge
 }
 
-// Options tune the log; zero values take defaults.
-type Options struct {
+// Deps are what the log uses.
+type Deps struct {
+	Client     redis.UniversalClient
+	Registerer prometheus.Registerer
+	Log        *slog.Logger
+}
+
+// Config tunes the log; DefaultConfig has every default, and
+// New fills a zero field from it.
+type Config struct {
 	// Window is how long an event stays in its user's log (5 min): a
 	// client that reconnects within it misses nothing.
 	Window time.Duration
 	// MaxLen caps one user's log (256 events), whatever the window.
-	MaxLen     int
-	Registerer prometheus.Registerer
-	Log        *slog.Logger
+	MaxLen int
 }
+
+// DefaultConfig is the log's configuration with every default.
+func DefaultConfig() Config { return Config{Window: 5 * time.Minute, MaxLen: 256} }
 
 var (
 	_ media.Notifier      = (*Redis)(nil)
@@ -54,15 +64,15 @@ var (
 // New uses the process's one Redis client (a Sentinel set's primary
 // included). Pub/sub channels are shared by every database of a server,
 // so the channel is named after the client's database.
-func New(rdb redis.UniversalClient, opt Options) *Redis {
-	guidepost.Default(&opt.Window, 5*time.Minute)
-	guidepost.Default(&opt.MaxLen, 256)
-	opt.Log = guidepost.Logger(opt.Log)
+func New(deps Deps, cfg Config) *Redis {
+	def := DefaultConfig()
+	guidepost.Default(&cfg.Window, def.Window)
+	guidepost.Default(&cfg.MaxLen, def.MaxLen)
 	db := 0
-	if c, ok := rdb.(interface{ Options() *redis.Options }); ok {
+	if c, ok := deps.Client.(interface{ Options() *redis.Options }); ok {
 		db = c.Options().DB
 	}
-	r := &Redis{rdb: rdb, opt: opt, channel: "guidepost:events:" + strconv.Itoa(db)}
+	r := &Redis{rdb: deps.Client, opt: cfg, log: guidepost.Logger(deps.Log), channel: "guidepost:events:" + strconv.Itoa(db)}
 	r.published = prometheus.NewCounter(prometheus.CounterOpts{
 		Name: "guidepost_events_published_total", Help: "Events appended to a user's log and published.",
 	})
@@ -75,8 +85,8 @@ func New(rdb redis.UniversalClient, opt Options) *Redis {
 	r.feedUp = prometheus.NewGauge(prometheus.GaugeOpts{
 		Name: "guidepost_events_feed_up", Help: "1 while this process follows the event channel.",
 	})
-	if opt.Registerer != nil {
-		opt.Registerer.MustRegister(r.published, r.publishErrors, r.received, r.feedUp)
+	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(r.published, r.publishErrors, r.received, r.feedUp)
 	}
 	return r
 }

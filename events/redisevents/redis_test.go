@@ -20,8 +20,8 @@ import (
 // subscription tells them (waitMissed) once it is confirmed.
 func startProcess(t *testing.T, url string, users ...string) []*events.Subscription {
 	t.Helper()
-	log := redisevents.New(testkit.RedisClient(t, url), redisevents.Options{Registerer: prometheus.NewRegistry()})
-	hub := events.NewHub(events.HubOptions{})
+	log := redisevents.New(redisevents.Deps{Client: testkit.RedisClient(t, url), Registerer: prometheus.NewRegistry()}, redisevents.Config{})
+	hub := events.NewHub(events.HubDeps{}, events.HubConfig{})
 	var subs []*events.Subscription
 	for _, u := range users {
 		subs = append(subs, subscribe(t, hub, u))
@@ -69,7 +69,7 @@ func next(t *testing.T, s *events.Subscription, within time.Duration) events.Eve
 // another within a second, and nobody else's.
 func TestAnEventReachesItsUserOnAnotherProcess(t *testing.T) {
 	url := testkit.RedisURL(t, testkit.RedisDBEvents)
-	worker := redisevents.New(testkit.RedisClient(t, url), redisevents.Options{})
+	worker := redisevents.New(redisevents.Deps{Client: testkit.RedisClient(t, url)}, redisevents.Config{})
 	subs := startProcess(t, url, "alice", "bob")
 	alice, bob := subs[0], subs[1]
 	waitMissed(t, alice)
@@ -95,7 +95,7 @@ func TestAnEventReachesItsUserOnAnotherProcess(t *testing.T) {
 func TestTheLogResumesWithinItsWindowAndCap(t *testing.T) {
 	ctx := context.Background()
 	url := testkit.RedisURL(t, testkit.RedisDBEvents)
-	log := redisevents.New(testkit.RedisClient(t, url), redisevents.Options{MaxLen: 3, Window: time.Second})
+	log := redisevents.New(redisevents.Deps{Client: testkit.RedisClient(t, url)}, redisevents.Config{MaxLen: 3, Window: time.Second})
 	var ids []string
 	for _, photo := range []string{"p1", "p2", "p3"} {
 		id, err := log.Publish(ctx, events.Event{UserID: "carol", Type: "media.ready", Subject: photo})
@@ -133,7 +133,7 @@ func TestTheLogResumesWithinItsWindowAndCap(t *testing.T) {
 // A stream that cannot keep up loses nothing: it is told to read the log.
 // Streams are capped per user and per process.
 func TestHubOverflowsIntoTheLogAndCapsStreams(t *testing.T) {
-	h := events.NewHub(events.HubOptions{PerUser: 2, Max: 3, Registerer: prometheus.NewRegistry()})
+	h := events.NewHub(events.HubDeps{Registerer: prometheus.NewRegistry()}, events.HubConfig{PerUser: 2, Max: 3})
 	slow := subscribe(t, h, "erin")
 	for i := range 100 {
 		h.Publish(events.Event{ID: "1-" + string(rune('0'+i%10)), UserID: "erin"})
@@ -175,7 +175,7 @@ func TestTheFeedFollowsARestartedRedis(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("no catch-up after the restart")
 	}
-	worker := redisevents.New(testkit.RedisClient(t, srv.URL), redisevents.Options{})
+	worker := redisevents.New(redisevents.Deps{Client: testkit.RedisClient(t, srv.URL)}, redisevents.Config{})
 	if _, err := worker.Publish(context.Background(), events.Event{UserID: "hana", Type: "media.ready", Subject: "p"}); err != nil {
 		t.Fatal(err)
 	}
