@@ -38,14 +38,25 @@ const WebPMethod = 2
 // than the JPEG beside it: exact pixels, so the same structure as the render.
 var webpLossless = webpSettings{lossless: true, method: 1}
 
-// graphicColours: a picture with at most this many colours is a flat
-// graphic (a chart, a screenshot, a drawing), not a photo. Photos pass it
-// within their first few thousand pixels, so the count costs them nothing.
+// graphicColours: a picture with at most this many colours may be a flat
+// graphic (a chart, a screenshot, a drawing). Colour photos pass it within
+// their first few thousand pixels, so the count costs them nothing.
 const graphicColours = 4096
 
-// graphic tells whether the picture has few colours (graphicColours). Runs
-// of one colour are skipped, so a flat graphic is read at memory speed.
+// graphicChanges: a flat graphic is mostly runs of one colour, so at most
+// one pixel in graphicChanges differs from the one before it. A black and
+// white photo has few colours too (256 greys), but its grain changes
+// nearly every pixel: without this it would be tried lossless, which costs
+// seconds at 2048 px and is never smaller than its JPEG.
+const graphicChanges = 4
+
+// graphic tells whether the picture is a flat graphic: few colours
+// (graphicColours) in long runs (graphicChanges). Runs of one colour are
+// skipped, so a flat graphic is read at memory speed, and a grainy picture
+// stops as soon as it has changed colour too often.
 func (p picture) graphic() bool {
+	w, h := p.size()
+	budget := w * h / graphicChanges
 	seen := make(map[uint32]struct{}, 256)
 	prev, first := uint32(0), true
 	add := func(c uint32) bool {
@@ -53,6 +64,9 @@ func (p picture) graphic() bool {
 			return true
 		}
 		prev, first = c, false
+		if budget--; budget < 0 {
+			return false
+		}
 		seen[c] = struct{}{}
 		return len(seen) <= graphicColours
 	}
