@@ -173,20 +173,15 @@ type Replicas struct {
 func Parse(getenv func(string) string) (Config, error) {
 	e := env{get: getenv}
 	var (
-		apiDef     = api.DefaultConfig()
-		authDef    = auth.DefaultConfig()
-		sweepDef   = auth.DefaultSweeperConfig()
-		blocksDef  = blocks.DefaultConfig()
-		cacheDef   = cache.DefaultConfig()
-		logDef     = redisevents.DefaultConfig()
-		hubDef     = events.DefaultHubConfig()
-		mediaDef   = media.DefaultConfig()
-		modDef     = moderation.DefaultConfig()
-		sqlDef     = gsql.DefaultConfig()
-		workerDef  = worker.DefaultConfig()
-		sweeperDef = worker.DefaultSweeperConfig()
+		apiDef    = api.DefaultConfig()
+		authDef   = auth.DefaultConfig()
+		sweepDef  = auth.DefaultSweeperConfig()
+		logDef    = redisevents.DefaultConfig()
+		hubDef    = events.DefaultHubConfig()
+		modDef    = moderation.DefaultConfig()
+		sqlDef    = gsql.DefaultConfig()
+		workerDef = worker.DefaultConfig()
 	)
-	up, body, rates, login := apiDef.Uploads, apiDef.Bodies, apiDef.Rates, authDef.Login
 	c := Config{
 		Env:               e.oneOf("GUIDEPOST_ENV", "production", "development", "production"),
 		HTTPAddr:          e.str("HTTP_ADDR", "127.0.0.1:8080"),
@@ -223,56 +218,9 @@ func Parse(getenv func(string) string) (Config, error) {
 			UsedRetention: e.duration("REFRESH_USED_RETENTION", sweepDef.UsedRetention, time.Second),
 			GuestIdle:     e.duration("GUEST_IDLE_TTL", sweepDef.GuestIdle, time.Hour),
 		},
-		Media: Media{
-			MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", mediaDef.MaxBytes),
-			PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
-			Formats:        e.formats("MEDIA_FORMATS", mediaDef.Formats),
-			SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", sweeperDef.Interval, time.Nanosecond),
-			PendingAge:     e.duration("MEDIA_PENDING_AGE", mediaDef.PendingAge, time.Nanosecond),
-			OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", mediaDef.OrphanAge, time.Nanosecond),
-			UploadTTL:      e.duration("UPLOAD_TTL", mediaDef.Direct.TTL, time.Second),
-			UploadURLTTL:   e.duration("UPLOAD_URL_TTL", mediaDef.Direct.URLTTL, time.Second),
-			UploadMaxOpen:  e.integer("UPLOAD_MAX_OPEN", mediaDef.Direct.MaxOpen, 1),
-			UploadDayBytes: e.bytes("UPLOAD_DAILY_BYTES", mediaDef.Direct.DayBytes),
-		},
-		Guides: Guides{
-			Cache:         e.boolean("GUIDES_CACHE", true),
-			LikePoll:      e.duration("GUIDES_CACHE_LIKE_POLL", cacheDef.LikePoll, time.Nanosecond),
-			RefreshAfter:  e.duration("GUIDES_CACHE_REFRESH", cacheDef.RefreshAfter, time.Nanosecond),
-			MaxAge:        e.duration("GUIDES_CACHE_MAX_AGE", cacheDef.MaxAge, time.Nanosecond),
-			RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", cacheDef.RedisTimeout, time.Nanosecond),
-			L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
-			MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
-		},
-		Limits: Limits{
-			TrustedProxies: e.addrs("HTTP_TRUSTED_PROXIES"),
-			UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", up.Slots, 1),
-			UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", up.PerUser, 1),
-			UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", up.PerAddr, 1),
-			UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", up.MinRate),
-			UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", up.Grace, time.Nanosecond),
-			BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", body.PerAddr, 1),
-			BodyMinRate:    e.bytes("BODY_MIN_RATE", body.MinRate),
-			BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", body.Grace, time.Nanosecond),
-			Signup:         e.rate("RATE_SIGNUP_PER_IP", rates.Signup),
-			Guest:          e.rate("RATE_GUEST_PER_IP", rates.Guest),
-			LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", login.PerAddr),
-			LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", login.PerEmail),
-			RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", login.PerRefreshToken),
-			LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", login.InFlightPerAddr, 1),
-			Upload:         e.rate("RATE_UPLOADS_PER_USER", mediaDef.UploadRate),
-			GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", rates.GuideWrite),
-			GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", rates.GuideRefusals),
-			UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", rates.UploadRefusals),
-			Like:           e.rate("RATE_LIKES_PER_USER", rates.Like),
-			Rename:         e.rate("RATE_RENAMES_PER_USER", rates.Rename),
-			Report:         e.rate("RATE_REPORTS_PER_USER", rates.Report),
-			RefreshIP:      e.rate("RATE_REFRESH_PER_IP", rates.Refresh),
-			QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", int(mediaDef.QuotaPhotos), 1)),
-			QuotaBytes:     e.bytes("QUOTA_BYTES", mediaDef.QuotaBytes),
-			Block:          e.rate("RATE_BLOCKS_PER_USER", rates.Block),
-			BlocksMax:      e.integer("BLOCKS_MAX", blocksDef.Max, 1),
-		},
+		Media:  parseMedia(&e),
+		Guides: parseGuides(&e),
+		Limits: parseLimits(&e),
 		Moderation: Moderation{
 			AutoHideReports: e.integer("MODERATION_AUTO_HIDE_REPORTS", modDef.AutoHideReports, 0),
 			Contact:         e.str("MODERATION_CONTACT", ""),
@@ -291,6 +239,75 @@ func Parse(getenv func(string) string) (Config, error) {
 		e.fail("JWT_SECRET", "(hidden)", "want at least 32 bytes")
 	}
 	return c, errors.Join(e.errs...)
+}
+
+// parseMedia reads the photo settings, from media's defaults.
+func parseMedia(e *env) Media {
+	mediaDef := media.DefaultConfig()
+	sweeperDef := worker.DefaultSweeperConfig()
+	return Media{
+		MaxUploadBytes: e.bytes("MAX_UPLOAD_BYTES", mediaDef.MaxBytes),
+		PublicBase:     strings.TrimRight(e.str("MEDIA_PUBLIC_BASE_URL", ""), "/"),
+		Formats:        e.formats("MEDIA_FORMATS", mediaDef.Formats),
+		SweepInterval:  e.duration("MEDIA_SWEEP_INTERVAL", sweeperDef.Interval, time.Nanosecond),
+		PendingAge:     e.duration("MEDIA_PENDING_AGE", mediaDef.PendingAge, time.Nanosecond),
+		OrphanAge:      e.duration("MEDIA_ORPHAN_AGE", mediaDef.OrphanAge, time.Nanosecond),
+		UploadTTL:      e.duration("UPLOAD_TTL", mediaDef.Direct.TTL, time.Second),
+		UploadURLTTL:   e.duration("UPLOAD_URL_TTL", mediaDef.Direct.URLTTL, time.Second),
+		UploadMaxOpen:  e.integer("UPLOAD_MAX_OPEN", mediaDef.Direct.MaxOpen, 1),
+		UploadDayBytes: e.bytes("UPLOAD_DAILY_BYTES", mediaDef.Direct.DayBytes),
+	}
+}
+
+// parseGuides reads the guide cache's settings, from cache's defaults.
+func parseGuides(e *env) Guides {
+	cacheDef := cache.DefaultConfig()
+	return Guides{
+		Cache:         e.boolean("GUIDES_CACHE", true),
+		LikePoll:      e.duration("GUIDES_CACHE_LIKE_POLL", cacheDef.LikePoll, time.Nanosecond),
+		RefreshAfter:  e.duration("GUIDES_CACHE_REFRESH", cacheDef.RefreshAfter, time.Nanosecond),
+		MaxAge:        e.duration("GUIDES_CACHE_MAX_AGE", cacheDef.MaxAge, time.Nanosecond),
+		RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", cacheDef.RedisTimeout, time.Nanosecond),
+		L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
+		MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
+	}
+}
+
+// parseLimits reads every per-client limit, from the defaults of the
+// packages that enforce them.
+func parseLimits(e *env) Limits {
+	apiDef, authDef, mediaDef := api.DefaultConfig(), auth.DefaultConfig(), media.DefaultConfig()
+	up, body, rates, login := apiDef.Uploads, apiDef.Bodies, apiDef.Rates, authDef.Login
+	blocksDef := blocks.DefaultConfig()
+	return Limits{
+		TrustedProxies: e.addrs("HTTP_TRUSTED_PROXIES"),
+		UploadSlots:    e.integer("UPLOAD_MAX_INFLIGHT", up.Slots, 1),
+		UploadsPerUser: e.integer("UPLOAD_MAX_PER_USER", up.PerUser, 1),
+		UploadsPerAddr: e.integer("UPLOAD_MAX_PER_IP", up.PerAddr, 1),
+		UploadMinRate:  e.bytes("UPLOAD_MIN_RATE", up.MinRate),
+		UploadGrace:    e.duration("UPLOAD_MIN_RATE_GRACE", up.Grace, time.Nanosecond),
+		BodiesPerAddr:  e.integer("BODY_MAX_PER_IP", body.PerAddr, 1),
+		BodyMinRate:    e.bytes("BODY_MIN_RATE", body.MinRate),
+		BodyGrace:      e.duration("BODY_MIN_RATE_GRACE", body.Grace, time.Nanosecond),
+		Signup:         e.rate("RATE_SIGNUP_PER_IP", rates.Signup),
+		Guest:          e.rate("RATE_GUEST_PER_IP", rates.Guest),
+		LoginIP:        e.rate("RATE_LOGIN_FAILURES_PER_IP", login.PerAddr),
+		LoginEmail:     e.rate("RATE_LOGIN_FAILURES_PER_EMAIL", login.PerEmail),
+		RefreshToken:   e.rate("RATE_REFRESH_PER_TOKEN", login.PerRefreshToken),
+		LoginsPerAddr:  e.integer("LOGIN_MAX_INFLIGHT_PER_IP", login.InFlightPerAddr, 1),
+		Upload:         e.rate("RATE_UPLOADS_PER_USER", mediaDef.UploadRate),
+		GuideWrite:     e.rate("RATE_GUIDE_WRITES_PER_USER", rates.GuideWrite),
+		GuideRefusals:  e.rate("RATE_GUIDE_REFUSALS_PER_USER", rates.GuideRefusals),
+		UploadRefusals: e.rate("RATE_UPLOAD_REFUSALS_PER_USER", rates.UploadRefusals),
+		Like:           e.rate("RATE_LIKES_PER_USER", rates.Like),
+		Rename:         e.rate("RATE_RENAMES_PER_USER", rates.Rename),
+		Report:         e.rate("RATE_REPORTS_PER_USER", rates.Report),
+		RefreshIP:      e.rate("RATE_REFRESH_PER_IP", rates.Refresh),
+		QuotaPhotos:    int64(e.integer("QUOTA_PHOTOS", int(mediaDef.QuotaPhotos), 1)),
+		QuotaBytes:     e.bytes("QUOTA_BYTES", mediaDef.QuotaBytes),
+		Block:          e.rate("RATE_BLOCKS_PER_USER", rates.Block),
+		BlocksMax:      e.integer("BLOCKS_MAX", blocksDef.Max, 1),
+	}
 }
 
 func logLevel(name string) slog.Level {
