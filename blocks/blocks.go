@@ -92,9 +92,6 @@ type Store interface {
 	List(ctx context.Context, blockerID, before string, limit int) ([]Block, error)
 	// Of reads userID's Set now.
 	Of(ctx context.Context, userID string) (Set, error)
-	// AuthorBlocks reports whether the author of guideID blocks userID;
-	// false for a guide that does not exist.
-	AuthorBlocks(ctx context.Context, guideID, userID string) (bool, error)
 }
 
 // Feed announces committed blocks and unblocks to every process, so that

@@ -15,8 +15,6 @@ type Blocks interface {
 	Of(ctx context.Context, userID string) (blocks.Set, error)
 	// Peek is Of from memory alone; false when it would need a read.
 	Peek(userID string) (blocks.Set, bool)
-	// AuthorBlocks reports whether the author of guideID blocks userID.
-	AuthorBlocks(ctx context.Context, guideID, userID string) (bool, error)
 }
 
 // blocked is the viewer's Set: empty for anonymous viewers and without
@@ -128,21 +126,9 @@ func (s *Service) viewerVersion(viewerID string) (part string, ok bool) {
 	return string(b), true
 }
 
-var errBlockedLike = guidepost.Errorf(guidepost.EFORBIDDEN, "the author of this guide has blocked you: you cannot like their guides")
-
-// mayLike refuses a like from a user the guide's author blocks. Only a
-// user someone blocks pays for the check (a read of the guide's author).
-func (s *Service) mayLike(ctx context.Context, guideID, userID string) error {
-	set, err := s.blocked(ctx, userID)
-	if err != nil || !set.BlockedBySomeone() {
-		return err
-	}
-	yes, err := s.blocks.AuthorBlocks(ctx, guideID, userID)
-	if err == nil && yes {
-		return errBlockedLike
-	}
-	return err
-}
+// ErrBlockedLike is the store's answer to a like from a user the guide's
+// author blocks.
+var ErrBlockedLike = guidepost.Errorf(guidepost.EFORBIDDEN, "the author of this guide has blocked you: you cannot like their guides")
 
 // errHidden is what a blocker reads of a blocked author's guide: the
 // same as for a guide that does not exist.

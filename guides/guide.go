@@ -204,7 +204,10 @@ type Store interface {
 	PhotoRefs(ctx context.Context, ids []string) (map[string]PhotoRef, error)
 	// DeleteGuide locks the guide, asks allow, then deletes it.
 	DeleteGuide(ctx context.Context, id string, allow func(Draft) error) error
-	// Like and Unlike are idempotent: repeating one changes nothing.
+	// Like and Unlike are idempotent: repeating one changes nothing. Like
+	// refuses, with ErrBlockedLike, a user the guide's author blocks: in
+	// the statement that writes the like, so a storm of likes from users
+	// this process has not seen costs no read apiece before its commit.
 	Like(ctx context.Context, guideID, userID string, at time.Time) (LikeState, error)
 	Unlike(ctx context.Context, guideID, userID string) (LikeState, error)
 	Nearby(ctx context.Context, q NearbyQuery) ([]Item, error)

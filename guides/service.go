@@ -199,10 +199,8 @@ func (s *Service) Delete(ctx context.Context, id, userID string) error {
 }
 
 // Like records userID's like; a repeat is a success that changes nothing.
+// The store refuses a user the author blocks (ErrBlockedLike).
 func (s *Service) Like(ctx context.Context, id, userID string) (LikeState, error) {
-	if err := s.mayLike(ctx, id, userID); err != nil {
-		return LikeState{}, err
-	}
 	return s.store.Like(ctx, id, userID, s.now())
 }
 

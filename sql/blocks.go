@@ -133,19 +133,6 @@ func (s *Blocks) Of(ctx context.Context, userID string) (blocks.Set, error) {
 	return blocks.NewSet(ids, by), nil
 }
 
-// AuthorBlocks finds the guide's author by the primary key and the block
-// by its own. A hidden guide is not there for the blocked user at all: the
-// like goes on to be refused as for a missing guide (see likeableBy).
-func (s *Blocks) AuthorBlocks(ctx context.Context, guideID, userID string) (bool, error) {
-	if !validUUID(guideID) || !validUUID(userID) {
-		return false, nil
-	}
-	var yes bool
-	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM guides g
-		JOIN user_blocks b ON b.blocker_id = g.author_id AND b.blocked_id = $2 WHERE g.id = $1 AND g.`+shown+`)`, guideID, userID).Scan(&yes)
-	return yes, translate(err, "guide")
-}
-
 // BlockListenerName is the application_name of the connection that
 // listens for blocks, as pg_stat_activity shows it.
 const BlockListenerName = "guidepost-user-blocks"

@@ -67,12 +67,13 @@ func TestBlocksStore(t *testing.T) {
 		t.Fatalf("second page: %+v, %v", page, err)
 	}
 
-	g := guideRow(t, gsql.NewGuides(db), a, 37.5, 127)
-	if yes, err := s.AuthorBlocks(ctx, g, b); err != nil || !yes {
-		t.Fatalf("a's guide, b: %v, %v", yes, err)
+	gs := gsql.NewGuides(db)
+	g := guideRow(t, gs, a, 37.5, 127)
+	if _, err := gs.Like(ctx, g, b, time.Now()); err != guides.ErrBlockedLike {
+		t.Fatalf("b likes a's guide: %v", err)
 	}
-	if yes, _ := s.AuthorBlocks(ctx, g, a); yes {
-		t.Fatal("the author does not block themselves")
+	if st, err := gs.Like(ctx, g, a, time.Now()); err != nil || st.LikeCount != 1 {
+		t.Fatalf("a likes their own guide: %+v, %v", st, err)
 	}
 
 	for _, id := range []string{uuid.NewString(), "not-a-uuid"} {

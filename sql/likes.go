@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -33,13 +34,10 @@ func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState
 	if !validUUID(op.guide) {
 		return guides.LikeState{}, translate(pgx.ErrNoRows, "guide")
 	}
-	var st guides.LikeState
-	var err error
 	if b := s.batcher.Load(); b != nil {
-		st, err = b.submit(ctx, op)
-	} else {
-		st, err = s.likeOne(ctx, op)
+		return b.submit(ctx, op) // it notes the write's position (positionFor)
 	}
+	st, err := s.likeOne(ctx, op)
 	if err == nil {
 		s.db.noteWrite(ctx) // the liker's liked_by_me, read next from a replica
 	}
@@ -65,6 +63,17 @@ func likeableBy(col string) string { return `(g.` + shown + ` OR g.author_id = `
 // likeable is likeableBy for a single request's user, $2.
 var likeable = likeableBy("$2")
 
+// blockedBy is true when the author of the guide g blocks the user in
+// col and g is shown (a hidden guide is not there for that user at all:
+// the like is refused as for a missing guide). It is part of the
+// statement that writes the like, not a read before it: a storm of likes
+// from users no process has seen is then no read apiece (their block
+// sets) ahead of the commit, and a block committed before the like is
+// seen as the like's own insert sees rows.
+func blockedBy(col string) string {
+	return `(g.` + shown + ` AND EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = g.author_id AND b.blocked_id = ` + col + `))`
+}
+
 func errAccountDeleted() error {
 	return guidepost.Errorf(guidepost.EUNAUTHORIZED, "the account was deleted")
 }
@@ -76,12 +85,12 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 	var st guides.LikeState
 	var err error
 	if op.like {
-		var live bool
+		var live, blocked bool
 		err = s.db.Pool.QueryRow(ctx, `WITH live AS (
 			`+liveUsers+` AND u.id = $2 FOR SHARE
 		), ins AS (
 			INSERT INTO guide_likes (guide_id, user_id, created_at) SELECT $1::uuid, id, $3::timestamptz FROM live
-			WHERE EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+`)
+			WHERE EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+` AND NOT `+blockedBy("$2")+`)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $4, 1, clock_timestamp() FROM ins
@@ -91,9 +100,12 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			RETURNING 1
 		)
 		SELECT g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
-		       + (SELECT count(*) FROM bump), EXISTS (SELECT 1 FROM live)
-		FROM guides g WHERE g.id = $1 AND `+likeable, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount, &live)
-		if err == nil && !live {
+		       + (SELECT count(*) FROM bump), EXISTS (SELECT 1 FROM live), `+blockedBy("$2")+`
+		FROM guides g WHERE g.id = $1 AND `+likeable, op.guide, op.user, op.at, rand.IntN(LikeShards)).Scan(&st.LikeCount, &live, &blocked)
+		switch {
+		case err == nil && blocked:
+			return guides.LikeState{}, guides.ErrBlockedLike
+		case err == nil && !live:
 			return guides.LikeState{}, errAccountDeleted()
 		}
 	} else {
@@ -116,11 +128,13 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 	return st, nil
 }
 
-// roundCount is a guide's count after a round, and who may like it: ""
-// for anyone, its author's id while it is hidden (see likeable).
+// roundCount is a guide's count after a round, who may like it (""
+// for anyone, its author's id while it is hidden: see likeable), and the
+// round's likers its author blocks (see blockedBy), almost always none.
 type roundCount struct {
 	n       int64
 	onlyFor string
+	blocked []string
 }
 
 // likedBy is the count user's request is answered with; false when the
@@ -128,6 +142,10 @@ type roundCount struct {
 func (c roundCount) likedBy(user string, ok bool) (int64, bool) {
 	return c.n, ok && (c.onlyFor == "" || c.onlyFor == user)
 }
+
+// refuses reports whether the guide's author blocks user, whose like
+// was therefore not written.
+func (c roundCount) refuses(user string) bool { return slices.Contains(c.blocked, user) }
 
 // writeLikes writes a round of a batch (no pair twice, see rounds) in one
 // statement, so one commit: likes inserted and unlikes deleted, and each
@@ -160,7 +178,8 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]ro
 			-- request by request, each with its own answer.
 			INSERT INTO guide_likes (guide_id, user_id, created_at)
 			SELECT r.guide_id, CASE WHEN r.user_id IN (SELECT id FROM live) THEN r.user_id END, r.at FROM req r
-			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id AND `+likeableBy("r.user_id")+`)
+			WHERE r.liking AND EXISTS (SELECT 1 FROM guides g WHERE g.id = r.guide_id AND `+likeableBy("r.user_id")+`
+				AND NOT `+blockedBy("r.user_id")+`)
 			ORDER BY r.guide_id, r.user_id -- one lock order for every batch
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), del AS (
@@ -184,7 +203,8 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]ro
 		SELECT g.id::text, g.like_count
 			+ coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0),
-			CASE WHEN NOT g.`+shown+` THEN g.author_id::text ELSE '' END
+			CASE WHEN NOT g.`+shown+` THEN g.author_id::text ELSE '' END,
+			ARRAY(SELECT r.user_id::text FROM req r WHERE r.guide_id = g.id AND r.liking AND `+blockedBy("r.user_id")+`)
 		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)`, gs, us, ats, likes, LikeShards)
 	if err != nil {
 		return nil, err
@@ -192,8 +212,9 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]ro
 	counts := map[string]roundCount{}
 	var id string
 	var c roundCount
-	_, err = pgx.ForEachRow(rows, []any{&id, &c.n, &c.onlyFor}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &c.n, &c.onlyFor, &c.blocked}, func() error {
 		counts[id] = c
+		c.blocked = nil // scanned into afresh: no row shares another's
 		return nil
 	})
 	if err != nil {

@@ -3,6 +3,8 @@ package sql
 import (
 	"context"
 	"errors"
+	"math"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -56,12 +58,16 @@ type likeOp struct {
 	guide, user string
 	at          time.Time
 	queued      time.Time
+	follows     bool            // its request follows its writes (guidepost.FollowsWrites)
 	done        chan likeResult // buffered: a committer never waits on a caller
 }
 
+// likeResult is a request's answer and, when its request follows its
+// writes to replicas, the primary's position after its round committed.
 type likeResult struct {
 	st  guides.LikeState
 	err error
+	lsn uint64
 }
 
 // likeBatcher owns the committers, in the shape of river's startstop: the
@@ -146,6 +152,7 @@ var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is s
 // submit queues op and waits for its batch to commit, or for ctx.
 func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState, error) {
 	op.queued, op.done = time.Now(), make(chan likeResult, 1)
+	op.follows = b.s.db.reads != nil && guidepost.FollowsWrites(ctx)
 	switch sent, err := b.q.Send(ctx, op); {
 	case !sent:
 		return guides.LikeState{}, errLikesStopping
@@ -154,6 +161,9 @@ func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState,
 	}
 	select {
 	case r := <-op.done:
+		if r.err == nil && op.follows {
+			guidepost.Wrote(ctx, r.lsn)
+		}
 		return r.st, r.err
 	case <-ctx.Done():
 		return guides.LikeState{}, ctx.Err()
@@ -179,37 +189,63 @@ func (b *likeBatcher) write(batch []*likeOp) {
 	defer cancel()
 	b.m.size.Observe(float64(len(batch)))
 	for _, round := range rounds(batch) {
-		counts, err := b.s.writeLikes(ctx, round)
-		if err != nil && !isConnError(err) && ctx.Err() == nil {
-			// One bad request (a guide or user deleted meanwhile) or a
-			// deadlock fails the statement for all: write them one by one,
-			// so each gets its own answer.
-			b.m.fallbacks.Inc()
-			for _, op := range round {
-				st, err := b.s.likeOne(ctx, op)
-				b.answer(op, st, err)
-			}
-			continue
-		}
-		for _, op := range round {
-			if err != nil {
-				b.answer(op, guides.LikeState{}, writeError(err))
-				continue
-			}
-			c, ok := counts[op.guide]
-			n, ok := c.likedBy(op.user, ok)
-			if !ok {
-				b.answer(op, guides.LikeState{}, translate(pgx.ErrNoRows, "guide"))
-				continue
-			}
-			b.answer(op, guides.LikeState{Liked: op.like, LikeCount: n}, nil)
+		res := b.writeRound(ctx, round)
+		lsn := b.positionFor(ctx, round)
+		for i, op := range round {
+			res[i].lsn = lsn
+			b.m.wait.Observe(time.Since(op.queued).Seconds())
+			op.done <- res[i]
 		}
 	}
 }
 
-func (b *likeBatcher) answer(op *likeOp, st guides.LikeState, err error) {
-	b.m.wait.Observe(time.Since(op.queued).Seconds())
-	op.done <- likeResult{st, err}
+// writeRound writes a round in one statement and gives each request its
+// answer, in round order.
+func (b *likeBatcher) writeRound(ctx context.Context, round []*likeOp) []likeResult {
+	res := make([]likeResult, len(round))
+	counts, err := b.s.writeLikes(ctx, round)
+	if err != nil && !isConnError(err) && ctx.Err() == nil {
+		// One bad request (a guide or user deleted meanwhile) or a
+		// deadlock fails the statement for all: write them one by one,
+		// so each gets its own answer.
+		b.m.fallbacks.Inc()
+		for i, op := range round {
+			res[i].st, res[i].err = b.s.likeOne(ctx, op)
+		}
+		return res
+	}
+	for i, op := range round {
+		if err != nil {
+			res[i].err = writeError(err)
+			continue
+		}
+		c, ok := counts[op.guide]
+		n, ok := c.likedBy(op.user, ok)
+		switch {
+		case !ok:
+			res[i].err = translate(pgx.ErrNoRows, "guide")
+		case op.like && c.refuses(op.user):
+			res[i].err = guides.ErrBlockedLike
+		default:
+			res[i].st = guides.LikeState{Liked: op.like, LikeCount: n}
+		}
+	}
+	return res
+}
+
+// positionFor reads the primary's position once for a round just
+// committed, when a request in it follows its writes to replicas: one
+// read per round, not one per like (0: none follows). Unknown, it is a
+// position no replica has, as noteWrite's is.
+func (b *likeBatcher) positionFor(ctx context.Context, round []*likeOp) uint64 {
+	if !slices.ContainsFunc(round, func(op *likeOp) bool { return op.follows }) {
+		return 0
+	}
+	lsn, err := currentLSN(ctx, b.s.db.Pool)
+	if err != nil {
+		return math.MaxInt64
+	}
+	return lsn
 }
 
 // rounds splits a batch so that no round holds both a like and an unlike

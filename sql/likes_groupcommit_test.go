@@ -73,8 +73,9 @@ func metric(t *testing.T, reg *prometheus.Registry, name string) *dto.Metric {
 }
 
 // One batch with everything at once: double taps, a like and an unlike of
-// the same pair in order, a missing guide, a deleted user. Each request
-// gets its own answer, as if written alone in arrival order.
+// the same pair in order, a missing guide, a deleted user, a user the
+// author blocks. Each request gets its own answer, as if written alone in
+// arrival order.
 func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
@@ -82,8 +83,11 @@ func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 200 * time.Millisecond})
 	author := guideUser(t, db)
 	a, b := guideRow(t, store, author, 37.5, 127.0), guideRow(t, store, author, 37.6, 127.1)
-	u1, u2, gone := guideUser(t, db), guideUser(t, db), guideUser(t, db)
+	u1, u2, gone, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db), guideUser(t, db)
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, gone); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := block(t, gsql.NewBlocks(db), author, shunned, 10); err != nil {
 		t.Fatal(err)
 	}
 	type call struct {
@@ -100,6 +104,9 @@ func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 		{like: true, guide: b, user: u1, liked: true, count: 1},
 		{like: true, guide: uuid.NewString(), user: u1, code: guidepost.ENOTFOUND},
 		{like: true, guide: b, user: gone, code: guidepost.EUNAUTHORIZED},
+		{like: true, guide: a, user: shunned, code: guidepost.EFORBIDDEN},
+		{like: true, guide: a, user: shunned, code: guidepost.EFORBIDDEN}, // double tap
+		{guide: a, user: shunned, count: 2},                               // an unlike stays allowed
 	}
 	// Submitted in order, 20 ms apart, into one 200 ms window.
 	results := make([]call, len(calls))
@@ -238,5 +245,44 @@ func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
 	}
 	if st, err := store.Like(ctx, g, author, time.Now()); err != nil || st.LikeCount != int64(ok+1) {
 		t.Errorf("after stop: %+v %v", st, err)
+	}
+}
+
+// A like from a user the author blocks is refused inside the batch's own
+// statement (no fallback, no read before it): the others in the batch are
+// written and counted, the refused one is not.
+func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 100 * time.Millisecond})
+	author := guideUser(t, db)
+	g := guideRow(t, store, author, 37.5, 127.0)
+	u1, u2, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db)
+	if _, err := block(t, gsql.NewBlocks(db), author, shunned, 10); err != nil {
+		t.Fatal(err)
+	}
+	users := []string{u1, shunned, shunned, u2}
+	codes := make([]string, len(users))
+	var wg sync.WaitGroup
+	for i, u := range users {
+		wg.Go(func() {
+			_, err := store.Like(ctx, g, u, time.Now())
+			codes[i] = guidepost.ErrorCode(err)
+		})
+	}
+	wg.Wait()
+	if want := []string{"", guidepost.EFORBIDDEN, guidepost.EFORBIDDEN, ""}; !slices.Equal(codes, want) {
+		t.Errorf("answers %q, want %q", codes, want)
+	}
+	if n, _ := histogram(t, reg, "guidepost_likes_batch_size"); n != 1 {
+		t.Errorf("%d batches, want 1", n)
+	}
+	if n := counter(t, reg, "guidepost_likes_batch_fallbacks_total"); n != 0 {
+		t.Errorf("%v fallbacks, want 0", n)
+	}
+	st, _ := store.Guide(ctx, g, shunned)
+	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != 2 || st.LikeCount != 2 || st.LikedByMe {
+		t.Errorf("%d rows, %+v", rows, st)
 	}
 }

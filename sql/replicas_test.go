@@ -140,6 +140,23 @@ func TestReplicaServesReadsAndWritersSeeTheirWrites(t *testing.T) {
 	if err != nil || !st[g.ID].Liked || st[g.ID].LikeCount != 1 {
 		t.Errorf("the liker's next read: %+v %v", st, err)
 	}
+	// The same through the group commit, which reads the position once
+	// per round for every request in it.
+	if err := store.StartLikeBatching(gsql.LikeBatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer store.StopLikeBatching()
+	bctx := guidepost.WithReadMark(context.Background(), 0, nil)
+	if _, err := store.Unlike(bctx, g.ID, author); err != nil {
+		t.Fatal(err)
+	}
+	if guidepost.ReadMark(bctx) <= mark {
+		t.Errorf("a batched unlike left the read mark at %d (the guide's: %d)", guidepost.ReadMark(bctx), mark)
+	}
+	st, err = elsewhere.ViewerStates(guidepost.WithReadMark(context.Background(), guidepost.ReadMark(bctx), nil), author, []string{g.ID})
+	if err != nil || st[g.ID].Liked || st[g.ID].LikeCount != 0 {
+		t.Errorf("the unliker's next read: %+v %v", st, err)
+	}
 }
 
 // A replica that stops, or falls behind past MaxLag, leaves the rotation
