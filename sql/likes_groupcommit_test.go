@@ -48,6 +48,16 @@ func TestBatchedLikeStormIsExact(t *testing.T) {
 	}
 }
 
+// oneCommitter is a store whose likes group-commit on one committer,
+// each batch waiting window to fill (so requests sent within it share
+// it), and a guide author.
+func oneCommitter(t *testing.T, window time.Duration) (*gsql.DB, *gsql.Guides, *prometheus.Registry, string) {
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: window})
+	return db, store, reg, guideUser(t, db)
+}
+
 func histogram(t *testing.T, reg *prometheus.Registry, name string) (count uint64, sum float64) {
 	h := metric(t, reg, name).GetHistogram()
 	return h.GetSampleCount(), h.GetSampleSum()
@@ -78,10 +88,7 @@ func metric(t *testing.T, reg *prometheus.Registry, name string) *dto.Metric {
 // arrival order.
 func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	store := gsql.NewGuides(db)
-	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 200 * time.Millisecond})
-	author := guideUser(t, db)
+	db, store, reg, author := oneCommitter(t, 200*time.Millisecond)
 	a, b := guideRow(t, store, author, 37.5, 127.0), guideRow(t, store, author, 37.6, 127.1)
 	u1, u2, gone, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db), guideUser(t, db)
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, gone); err != nil {
@@ -253,10 +260,7 @@ func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
 // written and counted, the refused one is not.
 func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 	ctx := context.Background()
-	db := testkit.DB(t)
-	store := gsql.NewGuides(db)
-	reg := batching(t, store, gsql.LikeBatchOptions{Committers: 1, Window: 100 * time.Millisecond})
-	author := guideUser(t, db)
+	db, store, reg, author := oneCommitter(t, 100*time.Millisecond)
 	g := guideRow(t, store, author, 37.5, 127.0)
 	u1, u2, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db)
 	if _, err := block(t, gsql.NewBlocks(db), author, shunned, 10); err != nil {
