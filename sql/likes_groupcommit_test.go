@@ -83,18 +83,14 @@ func metric(t *testing.T, reg *prometheus.Registry, name string) *dto.Metric {
 }
 
 // One batch with everything at once: double taps, a like and an unlike of
-// the same pair in order, a missing guide, a deleted user, a user the
-// author blocks. Each request gets its own answer, as if written alone in
-// arrival order.
+// the same pair in order, a missing guide, a deleted user. Each request
+// gets its own answer, as if written alone in arrival order.
 func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 	ctx := context.Background()
 	db, store, reg, author := oneCommitter(t, 200*time.Millisecond)
 	a, b := guideRow(t, store, author, 37.5, 127.0), guideRow(t, store, author, 37.6, 127.1)
-	u1, u2, gone, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db), guideUser(t, db)
+	u1, u2, gone := guideUser(t, db), guideUser(t, db), guideUser(t, db)
 	if _, err := db.Pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, gone); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := block(t, gsql.NewBlocks(db), author, shunned, 10); err != nil {
 		t.Fatal(err)
 	}
 	type call struct {
@@ -111,9 +107,6 @@ func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 		{like: true, guide: b, user: u1, liked: true, count: 1},
 		{like: true, guide: uuid.NewString(), user: u1, code: guidepost.ENOTFOUND},
 		{like: true, guide: b, user: gone, code: guidepost.EUNAUTHORIZED},
-		{like: true, guide: a, user: shunned, code: guidepost.EFORBIDDEN},
-		{like: true, guide: a, user: shunned, code: guidepost.EFORBIDDEN}, // double tap
-		{guide: a, user: shunned, count: 2},                               // an unlike stays allowed
 	}
 	// Submitted in order, 20 ms apart, into one 200 ms window.
 	results := make([]call, len(calls))
@@ -260,7 +253,7 @@ func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
 // written and counted, the refused one is not.
 func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 	ctx := context.Background()
-	db, store, reg, author := oneCommitter(t, 100*time.Millisecond)
+	db, store, reg, author := oneCommitter(t, 500*time.Millisecond) // room for a loaded machine: one batch
 	g := guideRow(t, store, author, 37.5, 127.0)
 	u1, u2, shunned := guideUser(t, db), guideUser(t, db), guideUser(t, db)
 	if _, err := block(t, gsql.NewBlocks(db), author, shunned, 10); err != nil {
@@ -284,6 +277,9 @@ func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 	}
 	if n := counter(t, reg, "guidepost_likes_batch_fallbacks_total"); n != 0 {
 		t.Errorf("%v fallbacks, want 0", n)
+	}
+	if st, err := store.Unlike(ctx, g, shunned); err != nil || st.LikeCount != 2 {
+		t.Errorf("an unlike stays allowed: %+v, %v", st, err)
 	}
 	st, _ := store.Guide(ctx, g, shunned)
 	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != 2 || st.LikeCount != 2 || st.LikedByMe {
