@@ -35,7 +35,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"addf":   func(a, b float64) float64 { return a + b },
 	"counts": counts,
 	"depths": depths,
-}).Parse(reportHTML))
+}).Parse(reportHTML + chartSVG))
 
 // The page is well-formed XML (self-closed void tags, no named entities)
 // so tests, and any XML tool, can parse it.
@@ -62,17 +62,7 @@ Command: <code>{{.S.Command}}</code><br/>
 Host: {{.S.Host.NumCPU}} CPUs ({{.S.Host.OS}}/{{.S.Host.Arch}}); generator GOMAXPROCS {{.S.Host.GOMAXPROCS}}, {{.S.Host.GoVersion}}.
 Load: {{.S.Load.Model}}{{if .S.Load.Rate}}, {{.S.Load.Rate}} arrivals/s{{end}}{{if .S.Load.VUs}}, {{.S.Load.VUs}} VUs (ramp {{.S.Load.RampS}} s, think {{.S.Load.ThinkS}} s){{end}}, {{.S.Load.DurationS}} s planned, {{.S.Load.ActualS}} s actual.</p>
 <ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
-{{range .Charts}}
-<h2>{{.Title}}</h2>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img">
-{{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.X0}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y1="{{printf "%.1f" .Pos}}" y2="{{printf "%.1f" .Pos}}"/><text x="{{printf "%.1f" (addf $c.X0 -6)}}" y="{{printf "%.1f" (addf .Pos 4)}}" text-anchor="end">{{.Label}}</text>
-{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .Pos}}" y="{{printf "%.1f" (addf (addf $c.Y0 $c.PH) 16)}}" text-anchor="middle">{{.Label}}</text>
-{{end}}<line class="axis" x1="{{$c.X0}}" y1="{{printf "%.1f" (addf $c.Y0 $c.PH)}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
-<line class="axis" x1="{{$c.X0}}" y1="{{$c.Y0}}" x2="{{$c.X0}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
-<text x="12" y="{{printf "%.1f" (addf $c.Y0 -10)}}">{{$c.YLabel}}</text>
-{{range .Series}}<path d="{{.D}}" fill="none" stroke="{{.Color}}" stroke-width="1.5"/>
-<rect x="{{printf "%.1f" .LegendX}}" y="6" width="12" height="12" fill="{{.Color}}"/><text x="{{printf "%.1f" (addf .LegendX 16)}}" y="16">{{.Name}}</text>
-{{end}}</svg>
+{{range .Charts}}{{template "chart" .}}
 {{end}}
 <h2>Requests by kind</h2>
 <table>
@@ -111,3 +101,16 @@ Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}}{{with .S.Q
 </body>
 </html>
 `
+
+// chartSVG draws a chart (svg.go) inline: the per-run report and the
+// bench's both use it.
+const chartSVG = `{{define "chart"}}<h2>{{.Title}}</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img">
+{{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.X0}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y1="{{printf "%.1f" .Pos}}" y2="{{printf "%.1f" .Pos}}"/><text x="{{printf "%.1f" (addf $c.X0 -6)}}" y="{{printf "%.1f" (addf .Pos 4)}}" text-anchor="end">{{.Label}}</text>
+{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .Pos}}" y="{{printf "%.1f" (addf (addf $c.Y0 $c.PH) 16)}}" text-anchor="middle">{{.Label}}</text>
+{{end}}<line class="axis" x1="{{$c.X0}}" y1="{{printf "%.1f" (addf $c.Y0 $c.PH)}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
+<line class="axis" x1="{{$c.X0}}" y1="{{$c.Y0}}" x2="{{$c.X0}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
+<text x="12" y="{{printf "%.1f" (addf $c.Y0 -10)}}">{{$c.YLabel}}</text>
+{{range .Series}}<path d="{{.D}}" fill="none" stroke="{{.Color}}" stroke-width="1.5"/>
+<rect x="{{printf "%.1f" .LegendX}}" y="6" width="12" height="12" fill="{{.Color}}"/><text x="{{printf "%.1f" (addf .LegendX 16)}}" y="16">{{.Name}}</text>
+{{end}}</svg>{{end}}`
