@@ -90,7 +90,7 @@ Command: <code>{{.Rep.Command}}</code></p>
 <p>From <code>loadtest scale</code>, commit <code>{{.Commit}}</code>, started {{.StartedAt.UTC.Format "2006-01-02 15:04 UTC"}}{{with .LoadAvg}}, load average {{.}}{{end}}.</p>
 <table>
 <tr><th>guides</th><th>seed s</th><th>DB size</th><th>API RSS, warm</th><th>nearby p95 ms warm / cold</th><th>viewport</th><th>tiles</th><th>like storm p95 ms, recorded/s</th><th>steps ceiling</th></tr>
-{{range .Rows}}<tr><td>{{guides .Guides}}</td><td>{{.SeedS}}</td><td>{{mib .DBBytes}}</td><td>{{mib .RSSBytes}}</td><td>{{printf "%.1f / %.1f" .Warm.Nearby .Cold.Nearby}}</td><td>{{printf "%.1f / %.1f" .Warm.Viewport .Cold.Viewport}}</td><td>{{printf "%.1f / %.1f" .Warm.Tiles .Cold.Tiles}}</td><td>{{printf "%.1f, %.0f" .LikesP95 .LikesRecordedPerS}}</td><td>{{.Ceiling}}</td></tr>
+{{range .Rows}}<tr><td>{{.Label}} ({{.Guides}})</td><td>{{.SeedS}}</td><td>{{mib .DBBytes}}</td><td>{{mib .RSSBytes}}</td><td>{{printf "%.1f / %.1f" .Warm.Nearby .Cold.Nearby}}</td><td>{{printf "%.1f / %.1f" .Warm.Viewport .Cold.Viewport}}</td><td>{{printf "%.1f / %.1f" .Warm.Tiles .Cold.Tiles}}</td><td>{{printf "%.1f, %.0f" .LikesP95 .LikesRecordedPerS}}</td><td>{{.Ceiling}}</td></tr>
 {{end}}</table>{{end}}
 {{with .Chart}}{{template "chart" .}}{{else}}<p>No scale run found (<code>loadtest scale</code> writes BENCHMARKS-scale.json): no chart of p95 against the data size.</p>{{end}}
 </body>

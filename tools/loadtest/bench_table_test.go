@@ -75,10 +75,10 @@ func TestScaleTableEndsWithTheGrowthRatios(t *testing.T) {
 	if len(lines) != 2+3+1 {
 		t.Fatalf("want header, 3 rows and a ratio row:\n%s", md)
 	}
-	if !strings.HasPrefix(lines[3], "| 1M | 1m35s | 800 MiB | 100 MiB | 4.0 / 10.0 | 6.0 / 12.0 | 1.0 / 4.0 | 200.0, 3000 | 640 |") {
+	if !strings.HasPrefix(lines[3], "| 1m | 1m35s | 800 MiB | 100 MiB | 4.0 / 10.0 | 6.0 / 12.0 | 1.0 / 4.0 | 200.0, 3000 | 640 |") {
 		t.Errorf("1M row: %s", lines[3])
 	}
-	if !strings.HasPrefix(lines[5], "| 10M ÷ 1M | | 10.00× | 1.10× | 1.50× / 1.30× | 1.00× / 1.00× | 1.20× / 1.00× | 1.10× |") {
+	if !strings.HasPrefix(lines[5], "| 10m ÷ 1m | | 10.00× | 1.10× | 1.50× / 1.30× | 1.00× / 1.00× | 1.20× / 1.00× | 1.10× |") {
 		t.Errorf("ratio row: %s", lines[5])
 	}
 }

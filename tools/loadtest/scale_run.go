@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// scaleOne measures one database: warm map reads, tiles, memory, the like
+// scaleOne measures one database (its guides counted before, so the few
+// hot guides the like storm adds do not count): warm map reads, tiles, memory, the like
 // storm and the steps' ceiling on one server, then nearby and tiles each
 // on a fresh server with Redis emptied.
 func scaleOne(ctx context.Context, base Config, db scaleDB) ScaleRow {

@@ -72,10 +72,10 @@ func scaleMarkdown(rows []ScaleRow) string {
 	for _, r := range rows {
 		seed := "–"
 		if r.SeedS > 0 {
-			seed = (time.Duration(r.SeedS) * time.Second).String()
+			seed = time.Duration(r.SeedS * float64(time.Second)).Round(time.Second / 10).String()
 		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f | %.1f, %.0f | %s |\n",
-			guidesLabel(r.Guides), seed, mib(r.DBBytes), mib(r.RSSBytes), r.Warm.Nearby, r.Cold.Nearby,
+			scaleLabel(r), seed, mib(r.DBBytes), mib(r.RSSBytes), r.Warm.Nearby, r.Cold.Nearby,
 			r.Warm.Viewport, r.Cold.Viewport, r.Warm.Tiles, r.Cold.Tiles, r.LikesP95, r.LikesRecordedPerS, cmpOr(r.Ceiling, "–"))
 	}
 	if n := len(rows); n >= 2 {
@@ -87,7 +87,7 @@ func scaleMarkdown(rows []ScaleRow) string {
 			return fmt.Sprintf("%.2f×", x/y)
 		}
 		fmt.Fprintf(&b, "| %s ÷ %s | | %s | %s | %s / %s | %s / %s | %s / %s | %s | |\n",
-			guidesLabel(z.Guides), guidesLabel(a.Guides), q(float64(z.DBBytes), float64(a.DBBytes)), q(float64(z.RSSBytes), float64(a.RSSBytes)),
+			scaleLabel(z), scaleLabel(a), q(float64(z.DBBytes), float64(a.DBBytes)), q(float64(z.RSSBytes), float64(a.RSSBytes)),
 			q(z.Warm.Nearby, a.Warm.Nearby), q(z.Cold.Nearby, a.Cold.Nearby), q(z.Warm.Viewport, a.Warm.Viewport),
 			q(z.Cold.Viewport, a.Cold.Viewport), q(z.Warm.Tiles, a.Warm.Tiles), q(z.Cold.Tiles, a.Cold.Tiles), q(z.LikesP95, a.LikesP95))
 	}
@@ -107,6 +107,10 @@ func mib(n int64) string {
 	}
 	return fmt.Sprintf("%.0f MiB", float64(n)/(1<<20))
 }
+
+// scaleLabel is a size as the run was told it (100k), the guides counted
+// in the JSON: the like storm adds a few guides of its own to each size.
+func scaleLabel(r ScaleRow) string { return cmpOr(r.Label, guidesLabel(r.Guides)) }
 
 // guidesLabel writes 100000 as 100k and 10000000 as 10M.
 func guidesLabel(n int64) string {
