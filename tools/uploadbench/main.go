@@ -7,7 +7,13 @@
 // PUTs its parts to S3 itself and completes it: the latencies are then the
 // API's part only, create + complete; -floor runs each level a second time
 // making only the S3 calls create and complete need (floor.go), straight
-// to the store, and prints the ratio. Each level also reports the API
+// to the store, and prints the ratio. Beside each API level it prints the
+// mean of each step of create and complete from the API's
+// guidepost_direct_upload_step_seconds (the database, Redis, each store
+// call, the probe), and beside each floor level the mean of each of its
+// store calls, so the time above the floor is placed, step by step;
+// -floor-read whole makes the floor's GET read to the end, as the API's
+// JPEG probe does (it counts the scans). Each level also reports the API
 // process's CPU per accepted photo, from its /metrics (run `guidepost
 // serve` alone, so no worker shares that process).
 //
