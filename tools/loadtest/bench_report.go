@@ -67,15 +67,8 @@ const benchHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8"/>
 <title>guidepost-load: make bench</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
-code { background: #f3f3f3; padding: 1px 4px; }
-.axis { stroke: #888; stroke-width: 1; }
-.grid { stroke: #eee; stroke-width: 1; }
-svg text { font-size: 11px; fill: #444; }
-</style>
+{{template "style"}}
+<style>td { text-align: left; }</style>
 </head>
 <body>
 <h1>make bench</h1>

@@ -44,16 +44,7 @@ const reportHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8"/>
 <title>guidepost-load: {{.Title}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-code { background: #f3f3f3; padding: 1px 4px; }
-.axis { stroke: #888; stroke-width: 1; }
-.grid { stroke: #eee; stroke-width: 1; }
-svg text { font-size: 11px; fill: #444; }
-</style>
+{{template "style"}}
 </head>
 <body>
 <h1>guidepost-load: {{.Title}}</h1>
@@ -102,9 +93,18 @@ Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}}{{with .S.Q
 </html>
 `
 
-// chartSVG draws a chart (svg.go) inline: the per-run report and the
-// bench's both use it.
-const chartSVG = `{{define "chart"}}<h2>{{.Title}}</h2>
+// chartSVG draws a chart (svg.go) inline, and styles the page: the
+// per-run report and the bench's both use it.
+const chartSVG = `{{define "style"}}<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+code { background: #f3f3f3; padding: 1px 4px; }
+.axis { stroke: #888; stroke-width: 1; }
+.grid { stroke: #eee; stroke-width: 1; }
+svg text { font-size: 11px; fill: #444; }
+</style>{{end}}{{define "chart"}}<h2>{{.Title}}</h2>
 <svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img">
 {{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.X0}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y1="{{printf "%.1f" .Pos}}" y2="{{printf "%.1f" .Pos}}"/><text x="{{printf "%.1f" (addf $c.X0 -6)}}" y="{{printf "%.1f" (addf .Pos 4)}}" text-anchor="end">{{.Label}}</text>
 {{end}}{{range .XTicks}}<text x="{{printf "%.1f" .Pos}}" y="{{printf "%.1f" (addf (addf $c.Y0 $c.PH) 16)}}" text-anchor="middle">{{.Label}}</text>

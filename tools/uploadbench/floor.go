@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -13,9 +12,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/guidepost/guidepost/tools/internal/s3env"
 )
 
 // storeFloor is the direct upload's floor: the S3 calls that create and
@@ -37,17 +37,9 @@ type storeFloor struct {
 // newStoreFloor reads the store from the server's own variables (S3_*),
 // with the same defaults as guidepost's config.
 func newStoreFloor(partSize int64, whole bool) *storeFloor {
-	client := s3.New(s3.Options{
-		Region:       cmp.Or(os.Getenv("S3_REGION"), "us-east-1"),
-		BaseEndpoint: aws.String(cmp.Or(os.Getenv("S3_ENDPOINT"), "http://127.0.0.1:7070")),
-		UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(cmp.Or(os.Getenv("S3_ACCESS_KEY"), "guidepost"),
-			cmp.Or(os.Getenv("S3_SECRET_KEY"), "guidepost-secret"), ""),
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	})
+	client := s3env.Client()
 	return &storeFloor{client: client, presign: s3.NewPresignClient(client),
-		bucket: cmp.Or(os.Getenv("S3_BUCKET"), "guidepost"), partSize: partSize, whole: whole}
+		bucket: s3env.Bucket(), partSize: partSize, whole: whole}
 }
 
 var floorSeq atomic.Uint64
