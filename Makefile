@@ -4,7 +4,7 @@ SHELL := /bin/bash
 GO ?= go
 BIN := bin/guidepost
 
-.PHONY: stack stack-stop build tools run test test-short lint-openapi check-tree bench testdata migrate seed chaos scaleout map-screenshot vendor-map schema
+.PHONY: stack stack-stop build tools run test test-short lint-openapi check-tree bench scale testdata migrate seed chaos scaleout map-screenshot vendor-map schema
 
 stack:
 	@bash scripts/stack.sh
@@ -74,6 +74,12 @@ schema: stack
 
 bench: stack build
 	bash scripts/bench.sh
+
+# Issue 24's scale table: the same measurements on databases seeded
+# beforehand with 100 k, 1 M and 10 M guides (SCALE_DBS, SCALE_SEED_TIMES:
+# see scripts/scale.sh). `make bench`'s report charts its rows.
+scale: build
+	bash scripts/scale.sh
 
 # Failover drills under load: two API processes and two workers against a
 # private PostgreSQL, Redis under Sentinel and S3 server (spare ports; the

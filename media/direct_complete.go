@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/media/photo"
@@ -20,6 +21,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id, ownerID string) (Uploa
 	if err := s.directOn(); err != nil {
 		return UploadResult{}, err
 	}
+	t0 := time.Now()
 	u, err := s.ownUpload(ctx, id, ownerID)
 	if err != nil {
 		return UploadResult{}, err
@@ -40,6 +42,7 @@ func (s *Service) CompleteUpload(ctx context.Context, id, ownerID string) (Uploa
 	if u, err = s.deps.Uploads.ClaimUpload(ctx, id, now, now.Add(-s.cfg.Direct.CompleteLease)); err != nil {
 		return UploadResult{}, err
 	}
+	s.timed(stepCompleteClaim, t0)
 	res, err := s.complete(ctx, u)
 	switch guidepost.ErrorCode(err) {
 	case "", guidepost.EUNSUPPORTED, guidepost.ETOOLARGE, guidepost.EUNPROCESSABLE, guidepost.ENOTFOUND,
@@ -56,11 +59,13 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 	if err := s.joinParts(ctx, u); err != nil {
 		return UploadResult{}, err
 	}
+	t0 := time.Now()
 	info, err := s.inspect(ctx, u)
 	if err != nil {
 		s.refuse(ctx, u)
 		return UploadResult{}, err
 	}
+	s.timed(stepCompleteProbe, t0)
 	if u.Retry {
 		return s.completeRetry(ctx, u)
 	}
@@ -73,6 +78,7 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 	// Checked again now, as the quotas may have filled since the upload
 	// was created; a rate refusal leaves the upload open (and its object
 	// joined) for a complete after Retry-After.
+	t0 = time.Now()
 	admit, refund, err := s.admitNew(ctx, m, true)
 	if refused(err) {
 		s.refuse(ctx, u)
@@ -80,7 +86,10 @@ func (s *Service) complete(ctx context.Context, u Upload) (UploadResult, error) 
 	if err != nil {
 		return UploadResult{}, err
 	}
+	s.timed(stepCompleteAdmit, t0)
+	t0 = time.Now()
 	err = s.detached(ctx, func(ctx context.Context) error { return s.deps.Store.Create(ctx, m, admit) })
+	s.timed(stepCompleteInsert, t0)
 	switch {
 	case guidepost.ErrorCode(err) == guidepost.ECONFLICT:
 		refund() // this row was made, and its render paid, by an earlier call; or not made at all
@@ -115,8 +124,14 @@ func (s *Service) refuse(ctx context.Context, u Upload) {
 
 // accepted closes the upload on its photo and queues the photo's task.
 func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult, error) {
+	t0 := time.Now()
 	s.setState(ctx, u, UploadCompleting, UploadCompleted, m.ID)
+	s.timed(stepCompleteState, t0)
+	t0 = time.Now()
 	s.enqueue(ctx, m.ID)
+	s.timed(stepCompleteEnqueue, t0)
+	t0 = time.Now()
+	defer s.timed(stepCompleteAnswer, t0)
 	return s.result(ctx, m, Accepted)
 }
 
@@ -126,6 +141,7 @@ func (s *Service) accepted(ctx context.Context, u Upload, m Media) (UploadResult
 // longer holds open was joined by an earlier call that died before its
 // row: its object is used as it stands.
 func (s *Service) joinParts(ctx context.Context, u Upload) error {
+	t0 := time.Now()
 	held, err := s.deps.Multipart.ListParts(ctx, u.Key, u.StoreID)
 	if guidepost.ErrorCode(err) == guidepost.ENOTFOUND {
 		if _, _, serr := s.deps.Multipart.Stat(ctx, u.Key); serr != nil {
@@ -137,10 +153,13 @@ func (s *Service) joinParts(ctx context.Context, u Upload) error {
 	if err != nil {
 		return err
 	}
+	s.timed(stepCompleteList, t0)
+	t0 = time.Now()
 	t, err := s.ticket(ctx, u, held)
 	if err != nil {
 		return err
 	}
+	s.timed(stepCompletePresign, t0)
 	if len(t.Send) > 0 {
 		return errMissingParts(t.Send)
 	}
@@ -149,6 +168,8 @@ func (s *Service) joinParts(ctx context.Context, u Upload) error {
 		parts[i] = u.Part(p.Number)
 		parts[i].ETag = p.ETag
 	}
+	t0 = time.Now()
+	defer s.timed(stepCompleteJoin, t0)
 	return s.deps.Multipart.CompleteMultipart(ctx, u.Key, u.StoreID, parts)
 }
 

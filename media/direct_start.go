@@ -109,7 +109,9 @@ func fieldErr(err error, field string) error {
 func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, error) {
 	u := Upload{OwnerID: in.OwnerID, Bytes: in.Bytes, SHA256: in.SHA256, Type: in.ContentType,
 		PartSize: in.PartSize, PartSHA256: in.PartSHA256, State: UploadOpen}
-	switch m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256); {
+	t0 := time.Now()
+	m, err := s.deps.Store.BySHA256(ctx, in.OwnerID, in.SHA256)
+	switch {
 	case err == nil && (m.Status != StatusFailed || !reuploadHelps(m.FailureReason)):
 		res, err := s.result(ctx, m, Duplicate)
 		return StartResult{Existing: res, Outcome: Duplicate}, err
@@ -130,14 +132,19 @@ func (s *Service) startUpload(ctx context.Context, in NewUpload) (StartResult, e
 	case t != nil:
 		return StartResult{Ticket: *t, Outcome: UploadResumed}, nil
 	}
+	s.timed(stepCreateLookup, t0)
 	// Asked, not spent: completing spends it (see limits.go).
+	t0 = time.Now()
 	if err := s.rateLeft(ctx, in.OwnerID); err != nil {
 		return StartResult{}, err
 	}
+	s.timed(stepCreateRate, t0)
 	if err := s.openUpload(ctx, &u); err != nil {
 		return StartResult{}, err
 	}
+	t0 = time.Now()
 	t, err := s.ticket(ctx, u, nil)
+	s.timed(stepCreatePresign, t0)
 	return StartResult{Ticket: t, Outcome: UploadStarted}, err
 }
 
@@ -213,12 +220,16 @@ func (s *Service) openUpload(ctx context.Context, u *Upload) error {
 	}
 	now := s.deps.Clock.Now()
 	u.Created, u.Updated, u.Expires = now, now, now.Add(s.cfg.Direct.TTL)
+	t0 := time.Now()
 	if u.StoreID, err = s.deps.Multipart.CreateMultipart(ctx, u.Key, u.Type, len(u.PartSHA256) > 0); err != nil {
 		return err
 	}
+	s.timed(stepCreateStore, t0)
+	t0 = time.Now()
 	err = s.detached(ctx, func(ctx context.Context) error {
 		return s.deps.Uploads.CreateUpload(ctx, *u, now.Add(-24*time.Hour), s.admit(*u))
 	})
+	s.timed(stepCreateInsert, t0)
 	if err != nil {
 		s.abortStore(ctx, *u)
 	}

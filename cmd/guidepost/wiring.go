@@ -196,7 +196,8 @@ func (a *app) wireAPI(ctx context.Context) (deps api.Deps, cfg api.Config, stop 
 	limiter := ratelimit.New(ratelimit.Deps{Client: a.redis, Registerer: a.registry, Log: a.logFor("ratelimit")}, ratelimit.Config{})
 	blockSets, stopBlocks := a.blockSets(ctx)
 	stops.add(stopBlocks)
-	mediaSvc := a.mediaService(nil, blockSets, limiter, true)
+	// The API's service times each step of a direct upload (media.StepTimes).
+	mediaSvc := a.mediaService(media.NewStepTimes(a.registry), blockSets, limiter, true)
 	store, stopGuides, err := a.guideStore(ctx)
 	if err != nil {
 		return api.Deps{}, api.Config{}, nil, err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -55,13 +57,15 @@ type benchRun struct {
 }
 
 type benchReport struct {
-	StartedAt  time.Time  `json:"started_at"`
-	FinishedAt time.Time  `json:"finished_at"`
-	TookS      float64    `json:"took_s"`
-	Commit     string     `json:"commit"`
-	Command    string     `json:"command"`
-	Host       Host       `json:"host"`
-	Runs       []benchRun `json:"runs"`
+	StartedAt  time.Time   `json:"started_at"`
+	FinishedAt time.Time   `json:"finished_at"`
+	TookS      float64     `json:"took_s"`
+	Commit     string      `json:"commit"`
+	Command    string      `json:"command"`
+	Host       Host        `json:"host"`
+	LoadAvg    string      `json:"load_avg,omitempty"` // /proc/loadavg when the set ended
+	Table      []benchLine `json:"table"`              // what printBenchTable shows
+	Runs       []benchRun  `json:"runs"`
 }
 
 // runBench sets up once (1,000 users, seeded guides, photos), runs every
@@ -98,10 +102,20 @@ func runBench(ctx context.Context, base Config) error {
 	}
 	rep.FinishedAt = time.Now()
 	rep.TookS = round(rep.FinishedAt.Sub(rep.StartedAt).Seconds(), 1)
+	rep.LoadAvg, rep.Table = loadAvg(), benchLines(rep.Runs)
 	if err := writeJSON(benchJSONPath(&base), rep); err != nil {
 		errs = append(errs, err)
 	}
-	base.Log.Info("bench finished", "took", time.Since(rep.StartedAt).Round(time.Second), "json", benchJSONPath(&base))
+	html := "none (-no-write)"
+	if !base.NoWrite {
+		var err error
+		if html, err = writeBenchReport(&base, &rep); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	base.Log.Info("bench finished", "took", time.Since(rep.StartedAt).Round(time.Second), "json", benchJSONPath(&base), "report", html)
+	printBenchTable(os.Stdout, rep.Table)
+	fmt.Printf("load average at the end: %s; report: %s\n", rep.LoadAvg, html)
 	return errors.Join(errs...)
 }
 
@@ -215,4 +229,18 @@ func benchJSONPath(c *Config) string {
 		return c.BenchJSON
 	}
 	return filepath.Join(filepath.Dir(c.Benchmarks), "BENCHMARKS.json")
+}
+
+// loadAvg is the host's load average (1, 5, 15 min), which every figure
+// measured on a shared machine must be read beside.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -70,8 +70,11 @@ func TestBenchRunsTheStandardSet(t *testing.T) {
 		t.Errorf("bench created %d users, want 1000 (likes runs 1,000 VUs)", f.signups)
 	}
 	reports, _ := filepath.Glob(filepath.Join(cfg.Out, "*", "report.html"))
-	if len(reports) != len(benchSteps) {
-		t.Errorf("%d HTML reports, want %d", len(reports), len(benchSteps))
+	if len(reports) != len(benchSteps)+1 { // one per scenario, and the bench's with the summary table
+		t.Errorf("%d HTML reports, want %d", len(reports), len(benchSteps)+1)
+	}
+	if len(rep.Table) != len(benchSteps) {
+		t.Errorf("summary table of %d rows, want one per scenario", len(rep.Table))
 	}
 }
 

@@ -59,7 +59,9 @@ type Config struct {
 	Out        string // folder for summary.json and report.html
 	Benchmarks string // BENCHMARKS.md to append a row to
 	BenchJSON  string // bench: raw JSON of the run ("" = next to Benchmarks)
-	NoWrite    bool   // tests: write nothing
+	ScaleJSON  string // scale: its rows; bench: charted from there ("" = BENCHMARKS-scale.json next to Benchmarks)
+	Scale      scaleConfig
+	NoWrite    bool // tests: write nothing
 
 	Attack attackConfig // abuse: what the attacker does
 
@@ -69,6 +71,7 @@ type Config struct {
 	fx          *fixture    // shared setup (bench); nil: the run builds its own
 	hot         []*hotGuide // coldstart: hot guides created before the server restarts
 	procs       *fleet      // processes this tool started (their CPU is reported apart); nil: none
+	tilesCold   bool        // tiles (scale): the trace right after a restart, nothing fetched before the clock
 	workerState string      // WorkerInfo.State for the run
 }
 
@@ -77,7 +80,7 @@ const (
 	minUsers = 200 // the floor: many distinct users, never one shared token
 )
 
-var scenarioNames = []string{"upload", "upload-direct", "read", "nearby", "mixed", "likes", "tiles", "steps", "coldstart", "abuse", "bench"}
+var scenarioNames = []string{"upload", "upload-direct", "read", "nearby", "mixed", "likes", "tiles", "steps", "coldstart", "abuse", "bench", "scale"}
 
 func defaultConfig() Config {
 	return Config{
@@ -91,6 +94,7 @@ func defaultConfig() Config {
 		LikeSettle:   10 * time.Second,
 		MaxInflight:  5000,
 		StepLen:      30 * time.Second, StepStart: 5, StepMax: 10240, StepRefine: 2,
+		Scale:     scaleConfig{Warm: 15 * time.Second, TileRate: 500},
 		ServerBin: "bin/guidepost", ReadyTimeout: time.Minute, StartServer: "never",
 		Out: "loadtest-out", Benchmarks: "BENCHMARKS.md",
 		Log: slog.New(slog.DiscardHandler),

@@ -91,6 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (Config, error) {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, usageHead); fs.PrintDefaults() }
 	bindFlags(fs, &cfg)
+	bindScaleFlags(fs, &cfg)
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cfg.Scenario, args = args[0], args[1:]
 	}

@@ -45,8 +45,11 @@ func main() {
 
 // execute runs the scenario (or bench) and writes its outputs.
 func execute(ctx context.Context, cfg Config) error {
-	if cfg.Scenario == "bench" {
+	switch cfg.Scenario {
+	case "bench":
 		return runBench(ctx, cfg)
+	case "scale":
+		return runScale(ctx, cfg)
 	}
 	sum, err := run(ctx, cfg)
 	if sum.Scenario == "" {

@@ -35,7 +35,7 @@ var reportTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
 	"addf":   func(a, b float64) float64 { return a + b },
 	"counts": counts,
 	"depths": depths,
-}).Parse(reportHTML))
+}).Parse(reportHTML + chartSVG))
 
 // The page is well-formed XML (self-closed void tags, no named entities)
 // so tests, and any XML tool, can parse it.
@@ -44,16 +44,7 @@ const reportHTML = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8"/>
 <title>guidepost-load: {{.Title}}</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-code { background: #f3f3f3; padding: 1px 4px; }
-.axis { stroke: #888; stroke-width: 1; }
-.grid { stroke: #eee; stroke-width: 1; }
-svg text { font-size: 11px; fill: #444; }
-</style>
+{{template "style"}}
 </head>
 <body>
 <h1>guidepost-load: {{.Title}}</h1>
@@ -62,17 +53,7 @@ Command: <code>{{.S.Command}}</code><br/>
 Host: {{.S.Host.NumCPU}} CPUs ({{.S.Host.OS}}/{{.S.Host.Arch}}); generator GOMAXPROCS {{.S.Host.GOMAXPROCS}}, {{.S.Host.GoVersion}}.
 Load: {{.S.Load.Model}}{{if .S.Load.Rate}}, {{.S.Load.Rate}} arrivals/s{{end}}{{if .S.Load.VUs}}, {{.S.Load.VUs}} VUs (ramp {{.S.Load.RampS}} s, think {{.S.Load.ThinkS}} s){{end}}, {{.S.Load.DurationS}} s planned, {{.S.Load.ActualS}} s actual.</p>
 <ul>{{range .Headlines}}<li>{{.}}</li>{{end}}</ul>
-{{range .Charts}}
-<h2>{{.Title}}</h2>
-<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img">
-{{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.X0}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y1="{{printf "%.1f" .Pos}}" y2="{{printf "%.1f" .Pos}}"/><text x="{{printf "%.1f" (addf $c.X0 -6)}}" y="{{printf "%.1f" (addf .Pos 4)}}" text-anchor="end">{{.Label}}</text>
-{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .Pos}}" y="{{printf "%.1f" (addf (addf $c.Y0 $c.PH) 16)}}" text-anchor="middle">{{.Label}}</text>
-{{end}}<line class="axis" x1="{{$c.X0}}" y1="{{printf "%.1f" (addf $c.Y0 $c.PH)}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
-<line class="axis" x1="{{$c.X0}}" y1="{{$c.Y0}}" x2="{{$c.X0}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
-<text x="12" y="{{printf "%.1f" (addf $c.Y0 -10)}}">{{$c.YLabel}}</text>
-{{range .Series}}<path d="{{.D}}" fill="none" stroke="{{.Color}}" stroke-width="1.5"/>
-<rect x="{{printf "%.1f" .LegendX}}" y="6" width="12" height="12" fill="{{.Color}}"/><text x="{{printf "%.1f" (addf .LegendX 16)}}" y="16">{{.Name}}</text>
-{{end}}</svg>
+{{range .Charts}}{{template "chart" .}}
 {{end}}
 <h2>Requests by kind</h2>
 <table>
@@ -111,3 +92,25 @@ Max media queue depth: {{if .S.Queue.Available}}{{.S.Queue.MaxDepth}}{{with .S.Q
 </body>
 </html>
 `
+
+// chartSVG draws a chart (svg.go) inline, and styles the page: the
+// per-run report and the bench's both use it.
+const chartSVG = `{{define "style"}}<style>
+body { font: 14px/1.4 system-ui, sans-serif; margin: 2em; color: #222; }
+table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+code { background: #f3f3f3; padding: 1px 4px; }
+.axis { stroke: #888; stroke-width: 1; }
+.grid { stroke: #eee; stroke-width: 1; }
+svg text { font-size: 11px; fill: #444; }
+</style>{{end}}{{define "chart"}}<h2>{{.Title}}</h2>
+<svg xmlns="http://www.w3.org/2000/svg" width="{{.W}}" height="{{.H}}" viewBox="0 0 {{.W}} {{.H}}" role="img">
+{{$c := .}}{{range .YTicks}}<line class="grid" x1="{{$c.X0}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y1="{{printf "%.1f" .Pos}}" y2="{{printf "%.1f" .Pos}}"/><text x="{{printf "%.1f" (addf $c.X0 -6)}}" y="{{printf "%.1f" (addf .Pos 4)}}" text-anchor="end">{{.Label}}</text>
+{{end}}{{range .XTicks}}<text x="{{printf "%.1f" .Pos}}" y="{{printf "%.1f" (addf (addf $c.Y0 $c.PH) 16)}}" text-anchor="middle">{{.Label}}</text>
+{{end}}<line class="axis" x1="{{$c.X0}}" y1="{{printf "%.1f" (addf $c.Y0 $c.PH)}}" x2="{{printf "%.1f" (addf $c.X0 $c.PW)}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
+<line class="axis" x1="{{$c.X0}}" y1="{{$c.Y0}}" x2="{{$c.X0}}" y2="{{printf "%.1f" (addf $c.Y0 $c.PH)}}"/>
+<text x="12" y="{{printf "%.1f" (addf $c.Y0 -10)}}">{{$c.YLabel}}</text>
+{{range .Series}}<path d="{{.D}}" fill="none" stroke="{{.Color}}" stroke-width="1.5"/>
+<rect x="{{printf "%.1f" .LegendX}}" y="6" width="12" height="12" fill="{{.Color}}"/><text x="{{printf "%.1f" (addf .LegendX 16)}}" y="16">{{.Name}}</text>
+{{end}}</svg>{{end}}`

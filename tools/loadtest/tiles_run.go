@@ -64,6 +64,11 @@ func runTiles(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx 
 	n := int(cfg.Rate*cfg.Duration.Seconds()) + 1
 	sessions := tileSessions(n)
 	trace := newTileTrace(1, sessions, n)
+	replay := *d
+	replay.build = trace.action
+	if cfg.tilesCold {
+		return measure(ctx, cfg, &replay, base, fx, nil, setup)
+	}
 	start := time.Now()
 	tiles, err := captureTiles(ctx, cfg, base, trace.distinct())
 	if err != nil {
@@ -71,8 +76,6 @@ func runTiles(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx 
 	}
 	warm := time.Since(start)
 	cfg.Log.Info("tiles: warmed", "tiles", len(tiles), "took", warm.Round(time.Millisecond))
-	replay := *d
-	replay.build = trace.action
 	sum, err := measure(ctx, cfg, &replay, base, fx, nil, setup)
 	if err != nil {
 		return sum, err

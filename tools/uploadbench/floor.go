@@ -2,9 +2,9 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"sync"
@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/guidepost/guidepost/tools/internal/s3env"
 )
 
 // storeFloor is the direct upload's floor: the S3 calls that create and
@@ -28,23 +29,17 @@ type storeFloor struct {
 	presign  *s3.PresignClient
 	bucket   string
 	partSize int64
+	whole    bool     // -floor-read whole: read the object to its end, as guidepost's JPEG probe does
 	keys     sync.Map // objects to delete after a level
+	calls    stepClock
 }
 
 // newStoreFloor reads the store from the server's own variables (S3_*),
 // with the same defaults as guidepost's config.
-func newStoreFloor(partSize int64) *storeFloor {
-	client := s3.New(s3.Options{
-		Region:       cmp.Or(os.Getenv("S3_REGION"), "us-east-1"),
-		BaseEndpoint: aws.String(cmp.Or(os.Getenv("S3_ENDPOINT"), "http://127.0.0.1:7070")),
-		UsePathStyle: true,
-		Credentials: credentials.NewStaticCredentialsProvider(cmp.Or(os.Getenv("S3_ACCESS_KEY"), "guidepost"),
-			cmp.Or(os.Getenv("S3_SECRET_KEY"), "guidepost-secret"), ""),
-		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
-		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	})
+func newStoreFloor(partSize int64, whole bool) *storeFloor {
+	client := s3env.Client()
 	return &storeFloor{client: client, presign: s3.NewPresignClient(client),
-		bucket: cmp.Or(os.Getenv("S3_BUCKET"), "guidepost"), partSize: partSize}
+		bucket: s3env.Bucket(), partSize: partSize, whole: whole}
 }
 
 var floorSeq atomic.Uint64
@@ -62,6 +57,7 @@ func (f *storeFloor) upload(hc *http.Client, data []byte) (create, complete time
 		return 0, 0, false
 	}
 	create = time.Since(t0)
+	f.calls.add("s3_create", create)
 	for n, off := int32(1), int64(0); off < int64(len(data)); n, off = n+1, off+f.partSize {
 		end := min(off+f.partSize, int64(len(data)))
 		req, err := f.presign.PresignUploadPart(ctx, &s3.UploadPartInput{Bucket: &f.bucket, Key: &key,
@@ -83,7 +79,9 @@ func (f *storeFloor) upload(hc *http.Client, data []byte) (create, complete time
 // complete is what guidepost's complete asks of the store: the parts as
 // stored, the object assembled, and its header read once.
 func (f *storeFloor) complete(ctx context.Context, key string, id *string) bool {
+	t0 := time.Now()
 	parts, err := f.client.ListParts(ctx, &s3.ListPartsInput{Bucket: &f.bucket, Key: &key, UploadId: id})
+	f.calls.add("s3_list_parts", time.Since(t0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor list parts:", err)
 		return false
@@ -92,19 +90,26 @@ func (f *storeFloor) complete(ctx context.Context, key string, id *string) bool 
 	for _, p := range parts.Parts {
 		done = append(done, types.CompletedPart{ETag: p.ETag, PartNumber: p.PartNumber})
 	}
+	t0 = time.Now()
 	if _, err := f.client.CompleteMultipartUpload(ctx, &s3.CompleteMultipartUploadInput{Bucket: &f.bucket, Key: &key,
 		UploadId: id, MultipartUpload: &types.CompletedMultipartUpload{Parts: done}}); err != nil {
 		fmt.Fprintln(os.Stderr, "floor complete:", err)
 		return false
 	}
-	head, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: &key, Range: aws.String("bytes=0-65535")})
+	f.calls.add("s3_complete", time.Since(t0))
+	t0 = time.Now()
+	rng := "bytes=0-65535" // the header, as much as guidepost's first chunk
+	if f.whole {
+		rng = "bytes=0-"
+	}
+	head, err := f.client.GetObject(ctx, &s3.GetObjectInput{Bucket: &f.bucket, Key: &key, Range: &rng})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "floor header:", err)
 		return false
 	}
 	defer head.Body.Close()
-	var buf bytes.Buffer
-	_, err = buf.ReadFrom(head.Body)
+	_, err = io.Copy(io.Discard, head.Body)
+	f.calls.add("s3_get", time.Since(t0))
 	return err == nil
 }
 

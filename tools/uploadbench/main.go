@@ -7,7 +7,13 @@
 // PUTs its parts to S3 itself and completes it: the latencies are then the
 // API's part only, create + complete; -floor runs each level a second time
 // making only the S3 calls create and complete need (floor.go), straight
-// to the store, and prints the ratio. Each level also reports the API
+// to the store, and prints the ratio. Beside each API level it prints the
+// mean of each step of create and complete from the API's
+// guidepost_direct_upload_step_seconds (the database, Redis, each store
+// call, the probe), and beside each floor level the mean of each of its
+// store calls, so the time above the floor is placed, step by step;
+// -floor-read whole makes the floor's GET read to the end, as the API's
+// JPEG probe does (it counts the scans). Each level also reports the API
 // process's CPU per accepted photo, from its /metrics (run `guidepost
 // serve` alone, so no worker shares that process).
 //
@@ -45,9 +51,13 @@ func main() {
 	floor := flag.Bool("floor", false, "with -mode direct: after each run of a level, the same level making only the store's calls (floor.go)")
 	runs := flag.Int("runs", 1, "runs of each level (API and floor alternating), medians printed after them")
 	partSize := flag.Int64("part-size", 5<<20, "the floor's part size: guidepost's DIRECT part size")
+	floorRead := flag.String("floor-read", "header", "the floor's GET: header (64 KiB, the issue's floor) or whole (to the end, as guidepost's JPEG probe reads)")
 	flag.Parse()
 	if *floor && *mode != "direct" {
 		log.Fatalf("uploadbench: -floor needs -mode direct")
+	}
+	if *floorRead != "header" && *floorRead != "whole" {
+		log.Fatalf("uploadbench: -floor-read %q: want header or whole", *floorRead)
 	}
 	if *mode != "media" && *mode != "direct" {
 		log.Fatalf("uploadbench: -mode %q: want media or direct", *mode)
@@ -66,14 +76,19 @@ func main() {
 		}
 		var apiP95, floorP95 []float64
 		for range max(1, *runs) {
+			before := serverSteps(http.DefaultClient)
 			r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, *mode, nil)
 			printLevel(c, r, *duration, *mode == "direct", "")
+			if steps := stepsSince(before, serverSteps(http.DefaultClient)); len(steps) > 0 {
+				fmt.Printf("%6s API steps, mean ms per upload (warm-up included): %s\n", "", stepLine(steps))
+			}
 			apiP95 = append(apiP95, r.pct(95))
 			if *floor {
-				fl := newStoreFloor(*partSize)
+				fl := newStoreFloor(*partSize, *floorRead == "whole")
 				r := runLevel(*url, jpeg, c, *warmup, *duration, &seq, "floor", fl)
 				fl.sweep()
-				printLevel(c, r, *duration, true, "store floor")
+				printLevel(c, r, *duration, true, "store floor, GET "+*floorRead)
+				fmt.Printf("%6s floor calls, mean ms per upload (warm-up included): %s\n", "", stepLine(fl.calls.totals()))
 				floorP95 = append(floorP95, r.pct(95))
 			}
 		}
