@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image"
 	"math"
+	"testing"
 
 	xwebp "golang.org/x/image/webp"
 )
@@ -55,4 +56,33 @@ func limitedToRGBA(m *image.YCbCr, alpha *image.NYCbCrA) *image.RGBA {
 		}
 	}
 	return out
+}
+
+// A lossy WebP of black, mid grey and white decodes to them again within
+// the codec's error, where the x/image decoder's planes read as JPEG's
+// full range give about 16, 128 and 235.
+func TestDecodeWebPReadsLimitedRange(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 96, 32))
+	for x := range 96 {
+		v := [3]uint8{0, 128, 255}[x/32]
+		for y := range 32 {
+			copy(img.Pix[img.PixOffset(x, y):], []uint8{v, v, v, 255})
+		}
+	}
+	s := webpLossy
+	s.quality = 95
+	data, err := encodeWebPRGBA(img, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeWebP(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []int{0, 128, 255} {
+		r, _, _, _ := got.At(32*i+16, 16).RGBA()
+		if d := int(r>>8) - want; d < -3 || d > 3 {
+			t.Errorf("grey %d decoded as %d", want, r>>8)
+		}
+	}
 }
