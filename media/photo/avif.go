@@ -14,10 +14,6 @@ import (
 // seconds a photo, which is why MEDIA_FORMATS leaves it out by default.
 const avifSpeed = 9
 
-// avifGraphicQuality is the least quality a flat graphic's AVIF gets (in
-// 4:4:4): its JPEG keeps sharp colour edges, and so must it.
-const avifGraphicQuality = 80
-
 func encodeAVIF(img image.Image, quality int, chroma image.YCbCrSubsampleRatio) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := avif.Encode(&buf, img, avif.Options{Quality: quality, QualityAlpha: quality, Speed: avifSpeed,

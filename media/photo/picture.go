@@ -95,6 +95,7 @@ func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivat
 		return Derivative{}, err
 	}
 	graphic := len(encs) > 0 && p.graphic()
+	q = q.forGrain(Grainy(len(d.JPEG), d.Width, d.Height))
 	for _, e := range encs {
 		if err := ctx.Err(); err != nil {
 			return Derivative{}, err
@@ -103,7 +104,7 @@ func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivat
 		case EncodingWebP:
 			d.WebP, err = p.webp(up, q.webp, graphic, len(d.JPEG))
 		case EncodingAVIF:
-			d.AVIF, err = p.avif(up, q.avif, graphic)
+			d.AVIF, err = p.avif(up, q, graphic)
 		}
 		if err != nil {
 			return Derivative{}, fmt.Errorf("photo: encode %s: %w", e, err)
@@ -134,11 +135,10 @@ func (p picture) webp(up *image.YCbCr, quality int, graphic bool, jpegBytes int)
 	return encodeWebPRGBA(p.toRGBA(), s)
 }
 
-func (p picture) avif(up *image.YCbCr, quality int, graphic bool) ([]byte, error) {
-	chroma := image.YCbCrSubsampleRatio420
+func (p picture) avif(up *image.YCbCr, q qualities, graphic bool) ([]byte, error) {
+	chroma, quality := image.YCbCrSubsampleRatio420, q.avif
 	if graphic {
-		chroma = image.YCbCrSubsampleRatio444
-		quality = max(quality, avifGraphicQuality)
+		chroma, quality = image.YCbCrSubsampleRatio444, max(quality, q.avifGraphic)
 	}
 	if up != nil {
 		return encodeAVIF(up, quality, chroma)

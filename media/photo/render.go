@@ -33,17 +33,32 @@ const (
 // the unencoded render (TestFormatsKeepTheJPEGsSSIM) set them, with bytes:
 // with webpLossy's settings, a WebP 10 above the JPEG's quality (the web
 // size's at the JPEG's own) is at least as close to the render as the JPEG
-// on the test photos, at 37 % of its bytes; flat graphics go lossless
-// (picture.encode). Where the JPEG re-encodes a JPEG original at its own
-// size and grid, nothing lossy matches it (see ssimNotMet in the test).
-type qualities struct{ jpeg, webp, avif int }
+// on smooth photos, at about 40 % of its bytes; flat graphics go lossless
+// (picture.encode). A grainy derivative (Grainy) gets webpGrain and
+// avifGrain: the least qualities that keep the JPEG's SSIM on the grainy
+// benchmark photo, with a margin of 0.003 or more. There a WebP is
+// 0.9–1.3× the JPEG's bytes (VP8 spends more than JPEG to keep grain) and
+// an AVIF 0.75–1.05×.
+//
+// A flat graphic's AVIF (4:4:4, see picture.avif) gets avifGraphic: its
+// JPEG keeps sharp colour edges, and so must it. The least that keeps the
+// JPEG's SSIM on the Display P3 patches, with fewer bytes than the JPEG.
+type qualities struct{ jpeg, webp, webpGrain, avif, avifGrain, avifGraphic int }
 
 var (
-	webQ    = qualities{WebQuality, 85, 60}
-	thumbQ  = qualities{ThumbQuality, 80, 55}
-	smallQ  = qualities{SmallQuality, 80, 55}
-	markerQ = qualities{MarkerQuality, 85, 60}
+	webQ    = qualities{WebQuality, 85, 86, 60, 75, 84}
+	thumbQ  = qualities{ThumbQuality, 80, 87, 60, 77, 80}
+	smallQ  = qualities{SmallQuality, 80, 88, 60, 77, 80}
+	markerQ = qualities{MarkerQuality, 85, 89, 60, 80, 84}
 )
+
+// forGrain is q with the grain qualities in place of the smooth ones.
+func (q qualities) forGrain(grainy bool) qualities {
+	if grainy {
+		q.webp, q.avif = q.webpGrain, q.avifGrain
+	}
+	return q
+}
 
 // DefaultMaxBytes bounds the input Render reads (phone photos are 2–15 MB).
 const DefaultMaxBytes = 64 << 20
@@ -97,9 +112,11 @@ type Result struct {
 }
 
 // Qualities are the qualities of e's web, thumbnail, small and marker
-// derivatives, for tools that make the same outputs with another library.
-func Qualities(e Encoding) (web, thumb, small, marker int) {
+// derivatives, for a photo that is grainy (Grainy) or not, for tools that
+// make the same outputs with another library.
+func Qualities(e Encoding, grainy bool) (web, thumb, small, marker int) {
 	pick := func(q qualities) int {
+		q = q.forGrain(grainy)
 		switch e {
 		case EncodingWebP:
 			return q.webp

@@ -12,6 +12,13 @@
 // comment segment makes each SHA-256 differ) with -concurrency at a time.
 // CPU is the process's own plus its children's (rusage).
 //
+// With -dirs or -demo it only weighs: every photo of each directory, and
+// the demo seed's photos (demophoto), rendered in every format of
+// -formats by both sides, bytes summed per format and derivative, and a
+// map screen of 40 markers; no database or S3 is needed:
+//
+//	bin/workerbench -demo -dirs testdata/photos,testdata/bench -formats 'jpeg,webp,avif'
+//
 // libvips makes the same outputs the same way: one decode and resize chain
 // per photo (vipsthumbnail to 2048, 1080 from it, 540 and the centred
 // 256 px square from that, each kept as uncompressed .v), then `vips copy`
@@ -64,10 +71,16 @@ func main() {
 	bucket := flag.String("bucket", "guidepost", "S3 bucket on the local stack (created if missing)")
 	profile := flag.String("cpuprofile", "", "write a CPU profile of the derive phases here")
 	formatList := flag.String("formats", "jpeg;jpeg,webp;jpeg,webp,avif", "MEDIA_FORMATS settings to measure, separated by ';'")
+	dirs := flag.String("dirs", "", "bytes only: weigh every photo in these directories (comma-separated)")
+	demo := flag.Bool("demo", false, "bytes only: weigh the photos seed --demo uploads")
 	flag.Parse()
 	settings, err := parseSettings(*formatList)
 	if err != nil {
 		log.Fatal(err)
+	}
+	if *dirs != "" || *demo {
+		weighSets(*dirs, *demo, allFormats(settings))
+		return
 	}
 	jpeg, err := os.ReadFile(*path)
 	if err != nil {
@@ -240,25 +253,34 @@ func vips(path string, n int, formats []photo.Encoding) (resize float64, encode 
 	})
 	resize -= float64(n*len(cmds)) * resizeStart
 	encode, size = map[photo.Encoding]float64{}, map[photo.Encoding][4]int{}
-	for _, f := range formats {
-		cmds := vipsEncode(dir, f)
+	var grainy [4]bool
+	for _, f := range formats { // JPEG first: its bytes say which derivatives are grainy
+		cmds := vipsEncode(dir, f, grainy)
 		cpu, _ := measure(func() {
 			for range n {
 				runAll(cmds)
 			}
 		})
 		encode[f] = cpu - float64(n*len(cmds))*encodeStart
-		var b [4]int
-		for i, d := range derivatives {
-			st, err := os.Stat(vipsOutput(dir, d.name, f))
-			if err != nil {
-				log.Fatal(err)
-			}
-			b[i] = int(st.Size())
+		size[f] = vipsSizes(dir, f)
+		if f == photo.EncodingJPEG {
+			grainy = vipsGrainy(dir)
 		}
-		size[f] = b
 	}
 	return resize, encode, size
+}
+
+// vipsSizes is the bytes of the four derivatives vipsEncode made in f.
+func vipsSizes(dir string, f photo.Encoding) [4]int {
+	var b [4]int
+	for i, d := range derivatives {
+		st, err := os.Stat(vipsOutput(dir, d.name, f))
+		if err != nil {
+			log.Fatal(err)
+		}
+		b[i] = int(st.Size())
+	}
+	return b
 }
 
 func runN(cmd []string, n int) {

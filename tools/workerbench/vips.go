@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"image/jpeg"
+	"log"
+	"os"
 	"path/filepath"
 
 	"github.com/guidepost/guidepost/media/photo"
@@ -43,15 +47,15 @@ func vipsResize(photoPath, dir string) [][]string {
 }
 
 // vipsEncode is the `vips copy` commands that compress the four derivatives
-// in format f at guidepost's quality for each (photo.Qualities) and its
-// libwebp effort, without metadata; AVIF at effort 2 (libheif's aom,
-// which the WebAssembly libavif at speed 9 stands for).
-func vipsEncode(dir string, f photo.Encoding) [][]string {
-	web, thumb, small, marker := photo.Qualities(f)
-	qs := []int{web, thumb, small, marker}
+// in format f at guidepost's quality for each (photo.Qualities, the grain
+// qualities where grainy says so) and its libwebp effort, without
+// metadata; AVIF at effort 2 (libheif's aom, which the WebAssembly libavif
+// at speed 9 stands for).
+func vipsEncode(dir string, f photo.Encoding, grainy [4]bool) [][]string {
 	var cmds [][]string
 	for i, d := range derivatives {
-		opts := fmt.Sprintf("[Q=%d,strip", qs[i])
+		web, thumb, small, marker := photo.Qualities(f, grainy[i])
+		opts := fmt.Sprintf("[Q=%d,strip", []int{web, thumb, small, marker}[i])
 		switch f {
 		case photo.EncodingWebP:
 			opts += fmt.Sprintf(",effort=%d", photo.WebPMethod)
@@ -61,6 +65,24 @@ func vipsEncode(dir string, f photo.Encoding) [][]string {
 		cmds = append(cmds, []string{"vips", "copy", filepath.Join(dir, d.name+".v"), vipsOutput(dir, d.name, f) + opts + "]"})
 	}
 	return cmds
+}
+
+// vipsGrainy says which of the JPEGs vipsEncode made in dir are grainy
+// (photo.Grainy), as guidepost decides from its own JPEGs.
+func vipsGrainy(dir string) [4]bool {
+	var out [4]bool
+	for i, d := range derivatives {
+		data, err := os.ReadFile(vipsOutput(dir, d.name, photo.EncodingJPEG))
+		if err != nil {
+			log.Fatal(err)
+		}
+		cfg, err := jpeg.DecodeConfig(bytes.NewReader(data))
+		if err != nil {
+			log.Fatalf("%s: %v", d.name, err)
+		}
+		out[i] = photo.Grainy(len(data), cfg.Width, cfg.Height)
+	}
+	return out
 }
 
 // vipsOutput is where vipsEncode writes a derivative.

@@ -32,8 +32,8 @@ func TestVipsCommandsMakeGuidepostsOutputs(t *testing.T) {
 		t.Errorf("resize chain\n%v\nwant\n%v", resize, want)
 	}
 	for _, f := range []photo.Encoding{photo.EncodingJPEG, photo.EncodingWebP, photo.EncodingAVIF} {
-		cmds := vipsEncode("d", f)
-		web, thumb, small, marker := photo.Qualities(f)
+		cmds := vipsEncode("d", f, [4]bool{})
+		web, thumb, small, marker := photo.Qualities(f, false)
 		for i, q := range []int{web, thumb, small, marker} {
 			name := derivatives[i].name
 			c := cmds[i]
@@ -66,7 +66,7 @@ func TestVipsMakesEveryDerivative(t *testing.T) {
 	dir := t.TempDir()
 	runAll(vipsResize(src, dir))
 	for _, f := range formats {
-		runAll(vipsEncode(dir, f))
+		runAll(vipsEncode(dir, f, [4]bool{}))
 		for i, d := range derivatives {
 			if size[f][i] <= 0 {
 				t.Errorf("%s %s: %d bytes", f, d.name, size[f][i])
