@@ -589,12 +589,7 @@ func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Ite
 // enough cells, else the single-index form. args[5] is the LIMIT.
 func bboxQuery(q guides.BBoxQuery, before string) (string, []any) {
 	if cells := viewportCells(q.BBox); q.Tag == "" && q.Text == "" && cells != nil {
-		args := make([]any, 0, 6+len(cells))
-		args = append(args, q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, before, 0)
-		for _, c := range cells {
-			args = append(args, c)
-		}
-		return bboxMergeSQL[len(cells)], args
+		return bboxMergeSQL, []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, before, 0, cells}
 	}
 	args := []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, nullable(q.Tag), 0, before}
 	if q.Text != "" {
