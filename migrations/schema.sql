@@ -62,6 +62,17 @@ END
 $$;
 
 --
+-- Name: guide_cell(public.geography); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_cell(loc public.geography) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT (floor(ST_Y(loc::geometry) * 50)::bigint + 4500) * 20000
+         + (floor(ST_X(loc::geometry) * 50)::bigint + 9000)
+$$;
+
+--
 -- Name: guide_cover_changed(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -729,6 +740,12 @@ CREATE INDEX guide_tile_tags_tile_idx ON public.guide_tile_tags USING btree (til
 --
 
 CREATE INDEX guides_author_newest_idx ON public.guides USING btree (author_id, id DESC);
+
+--
+-- Name: guides_cell_newest_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX guides_cell_newest_idx ON public.guides USING btree (public.guide_cell(location), id) INCLUDE (location) WHERE (hidden_at IS NULL);
 
 --
 -- Name: guides_geom_idx; Type: INDEX; Schema: public; Owner: -

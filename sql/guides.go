@@ -538,7 +538,8 @@ func truncate(items []guides.Item, n int) []guides.Item {
 	return items
 }
 
-// readBBox answers a viewport with its newest guides. The planar index on
+// readBBox answers a viewport with its newest guides (see bboxQuery for
+// which form reads them). In the single-index form the planar index on
 // location::geometry finds the rectangle (a geography "box" would have
 // great-circle edges); for a viewport holding many guides the planner
 // walks the primary key backwards instead and stops at the limit. The exact
@@ -551,11 +552,7 @@ func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Ite
 	if before == "" {
 		before = lastID
 	}
-	query := bboxSQL
-	args := []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, nullable(q.Tag), 0, before}
-	if q.Text != "" {
-		query, args = bboxTextSQL, append(args, q.Text)
-	}
+	query, args := bboxQuery(q, before)
 	for fetch := q.Limit + 9; ; fetch *= 4 {
 		args[5] = fetch
 		rows, err := s.db.on(ctx).Query(ctx, query, args...)
@@ -585,6 +582,20 @@ func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Ite
 			return items, false, nil
 		}
 	}
+}
+
+// bboxQuery picks the form of the viewport query q needs: the merge of
+// cells (guides_viewport.go) when it has no tag or text and covers few
+// enough cells, else the single-index form. args[5] is the LIMIT.
+func bboxQuery(q guides.BBoxQuery, before string) (string, []any) {
+	if cells := viewportCells(q.BBox); q.Tag == "" && q.Text == "" && cells != nil {
+		return bboxMergeSQL, []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, before, 0, cells}
+	}
+	args := []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, nullable(q.Tag), 0, before}
+	if q.Text != "" {
+		return bboxTextSQL, append(args, q.Text)
+	}
+	return bboxSQL, args
 }
 
 // bboxSQL reads the newest guides in the rectangle ($1–$4) with tag $5

@@ -43,3 +43,11 @@ func LikeRounds(reqs [][3]string) [][]int {
 	}
 	return out
 }
+
+// BBoxQuerySQL is the statement and arguments a viewport page runs first,
+// LIMIT fetch, for EXPLAIN.
+func BBoxQuerySQL(q guides.BBoxQuery, fetch int) (string, []any) {
+	query, args := bboxQuery(q, lastID)
+	args[5] = fetch
+	return query, args
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/seedgen"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -17,6 +18,7 @@ type planNode struct {
 	IndexName  string     `json:"Index Name"`
 	OrderBy    string     `json:"Order By"`
 	ActualRows float64    `json:"Actual Rows"`
+	HeapFetch  float64    `json:"Heap Fetches"`
 	Plans      []planNode `json:"Plans"`
 }
 
@@ -68,6 +70,52 @@ func TestNearbyPlanIsIndexOrderedKNN(t *testing.T) {
 			}
 			if jit {
 				t.Errorf("the query was JIT-compiled: %s", raw)
+			}
+		})
+	}
+}
+
+// A viewport in a dense city must visit the table for the guides it
+// returns, not for every guide in the rectangle (a bitmap scan of the
+// planar index) nor for every guide newer than its answer (the primary
+// key walked backwards): the cells' index carries the locations, and
+// only the winners are read by primary key.
+func TestViewportPlanReadsTheAnswerOnly(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	if err := seedgen.Guides(ctx, db, 30_000, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		box   guides.BBox
+		limit int
+	}{
+		{"a street in central Seoul", guides.BBox{MinLng: 126.973, MinLat: 37.558, MaxLng: 126.983, MaxLat: 37.574}, 20},
+		{"central Seoul", guides.BBox{MinLng: 126.948, MinLat: 37.518, MaxLng: 127.008, MaxLat: 37.614}, 100},
+		{"central Busan", guides.BBox{MinLng: 129.06, MinLat: 35.155, MaxLng: 129.09, MaxLat: 35.203}, 100},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			query, args := gsql.BBoxQuerySQL(guides.BBoxQuery{BBox: tc.box, Limit: tc.limit}, tc.limit+9)
+			plan, _, raw := explain(t, db, query, args...)
+			cells := 0
+			plan.walk(func(n planNode) {
+				if n.Relation != "guides" {
+					return
+				}
+				switch {
+				case n.NodeType == "Index Only Scan" && n.IndexName == "guides_cell_newest_idx":
+					cells++
+					if n.HeapFetch > 0 {
+						t.Errorf("the cell scan visited the table %v times: %s", n.HeapFetch, raw)
+					}
+				case n.NodeType == "Index Scan" && n.IndexName == "guides_pkey" && n.ActualRows <= float64(tc.limit+9):
+				default:
+					t.Errorf("%s on %s read %v guides: %s", n.NodeType, n.IndexName, n.ActualRows, raw)
+				}
+			})
+			if cells == 0 {
+				t.Errorf("no scan of the cells' index: %s", raw)
 			}
 		})
 	}

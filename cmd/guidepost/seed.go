@@ -22,7 +22,10 @@ const seedUsage = `usage: guidepost seed [--demo] [--guides N [--seed S]]
                guides around Seoul, Busan and Jeju; running it again adds nothing
   --guides N   N generated guides loaded with COPY: half clustered in Seoul,
                Busan and Jeju, the rest over South Korea, with tags and
-               bodies of Korean and English words for text search
+               bodies of Korean and English words for text search; every
+               density grows with N. One transaction: into an empty table
+               the indexes are built once at the end, and readers of the
+               guides wait until it commits
   --seed S     random seed for --guides (default 1)
 `
 

@@ -102,7 +102,8 @@ func uuidV7At(t time.Time, rnd []byte) string {
 // Korean and English words (common to rare, for text search) each, written by
 // n/2000 (at least 10) generated guest authors over the past year. Rows go
 // in tile order, so a tile's guides share disk pages. Each batch is one
-// COPY in its own transaction; the tile trigger runs once per batch.
+// COPY, the tile trigger running once per batch; the whole load is one
+// transaction (see gsql.LoadGuides).
 func Guides(ctx context.Context, db *gsql.DB, n int, seed int64, progress func(done int)) error {
 	rng := rand.New(rand.NewPCG(uint64(seed), 0x9d2c5680))
 	now := time.Now().UTC()
@@ -117,17 +118,23 @@ func Guides(ctx context.Context, db *gsql.DB, n int, seed int64, progress func(d
 	}
 	spots := spread(rng, n)
 	const batch = 100_000
-	for start := 0; start < n; start += batch {
-		rows := make([]gsql.GuideRow, 0, min(batch, n-start))
-		for i := start; i < min(start+batch, n); i++ {
-			rows = append(rows, generated(rng, rnd, i, spots[i], now, authors))
+	err := gsql.LoadGuides(ctx, db, func(put func([]gsql.GuideRow) error) error {
+		for start := 0; start < n; start += batch {
+			rows := make([]gsql.GuideRow, 0, min(batch, n-start))
+			for i := start; i < min(start+batch, n); i++ {
+				rows = append(rows, generated(rng, rnd, i, spots[i], now, authors))
+			}
+			if err := put(rows); err != nil {
+				return fmt.Errorf("seed: copy: %w", err)
+			}
+			if progress != nil {
+				progress(start + len(rows))
+			}
 		}
-		if err := gsql.CopyGuides(ctx, db, rows); err != nil {
-			return fmt.Errorf("seed: copy: %w", err)
-		}
-		if progress != nil {
-			progress(start + len(rows))
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if err := gsql.AnalyzeGuides(ctx, db); err != nil {
 		return fmt.Errorf("seed: %w", err)
