@@ -33,11 +33,12 @@ type stamped[V any] struct {
 }
 
 func newAreaMemo[K comparable, V any](maxBytes uint64, weigh func(V) uint32, result *prometheus.CounterVec) *areaMemo[K, V] {
-	return &areaMemo[K, V]{hit: result.WithLabelValues("hit"), miss: result.WithLabelValues("miss"),
-		uncached: result.WithLabelValues("uncached"), l1: otter.Must(&otter.Options[K, *stamped[V]]{
+	l1 := otter.Must(&otter.Options[K, *stamped[V]]{
 		MaximumWeight: maxBytes,
 		Weigher:       func(_ K, s *stamped[V]) uint32 { return weigh(s.v) + 96 },
-	})}
+	})
+	return &areaMemo[K, V]{l1: l1, hit: result.WithLabelValues("hit"), miss: result.WithLabelValues("miss"),
+		uncached: result.WithLabelValues("uncached")}
 }
 
 // areaLoadTimeout bounds one computation, which runs on for the others

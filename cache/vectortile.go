@@ -33,7 +33,9 @@ func fnv64a(s string) uint64 {
 // from the store.
 func (c *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
 	r0, r1, c0, c1 := q.Clusters().Tiles()
-	key := func() string { return strconv.Itoa(q.Z) + "/" + strconv.Itoa(q.X) + "/" + strconv.Itoa(q.Y) + "/" + q.Tag }
+	key := func() string {
+		return strconv.Itoa(q.Z) + "/" + strconv.Itoa(q.X) + "/" + strconv.Itoa(q.Y) + "/" + q.Tag
+	}
 	return c.vtiles.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]byte, error) {
 		return c.Store.VectorTile(ctx, q)
 	})
