@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -46,13 +47,16 @@ type versionMemo interface {
 // made once: a hot URL's answer costs no allocation for its headers.
 type keptAnswer struct {
 	version string
-	etag    []string // never appended to: shared by every request it answers
+	etag    []string // header values shared by every request it answers
+	length  []string
 	body    []byte
 }
 
 func newKeptAnswer(version string, body []byte) *keptAnswer {
-	return &keptAnswer{version: version, etag: []string{etag(version)}, body: body}
+	return &keptAnswer{version: version, etag: []string{etag(version)}, length: contentLength(body), body: body}
 }
+
+func contentLength(body []byte) []string { return []string{strconv.Itoa(len(body))} }
 
 // Header values map reads set often, made once. A slice in an http.Header
 // may be appended to by a later Add: each has len == cap, so an append
@@ -107,7 +111,7 @@ func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
 	if held && route.memo != nil {
 		route.memo.put(v, body)
 	}
-	route.send(c, body)
+	route.send(c, body, contentLength(body))
 }
 
 // fromMemory answers 304 when the request holds version v, else sends
@@ -132,12 +136,13 @@ func (route mapRoute[A]) fromMemory(c *gin.Context, v string) bool {
 	}
 	h["Etag"] = kept.etag
 	h["Cache-Control"] = mapCacheControl(c)
-	route.send(c, kept.body)
+	route.send(c, kept.body, kept.length)
 	return true
 }
 
-// send writes what c.Data writes, with header values made once.
-func (route mapRoute[A]) send(c *gin.Context, body []byte) {
+// send writes what c.Data writes (Content-Type unless set, Content-Length,
+// the body), with header values made once.
+func (route mapRoute[A]) send(c *gin.Context, body []byte, length []string) {
 	if route.vary {
 		listHeaders(c)
 	}
@@ -149,6 +154,7 @@ func (route mapRoute[A]) send(c *gin.Context, body []byte) {
 	if len(h["Content-Type"]) == 0 {
 		h["Content-Type"] = route.mediaType
 	}
+	h["Content-Length"] = length
 	c.Status(http.StatusOK)
 	c.Writer.Write(body)
 }
