@@ -16,7 +16,7 @@ import (
 // memo never holds more than memoSlots × memoMaxBody.
 type answerMemo struct {
 	seed       maphash.Seed
-	slots      [memoSlots]atomic.Pointer[memoAnswer]
+	slots      [memoSlots]atomic.Pointer[keptAnswer]
 	hits, kept prometheus.Counter
 }
 
@@ -24,11 +24,6 @@ const (
 	memoSlots   = 512
 	memoMaxBody = 32 << 10
 )
-
-type memoAnswer struct {
-	version string
-	body    []byte
-}
 
 func newAnswerMemo(reg prometheus.Registerer) *answerMemo {
 	m := &answerMemo{seed: maphash.MakeSeed(),
@@ -47,50 +42,50 @@ func newAnswerMemo(reg prometheus.Registerer) *answerMemo {
 // size in one bounded cache rather than given fixed slots: a hot world
 // map is encoded once per version, not per request.
 type clusterMemo struct {
-	l1         *otter.Cache[string, []byte]
+	l1         *otter.Cache[string, *keptAnswer]
 	hits, kept prometheus.Counter
 }
 
 const clusterMemoBytes = 32 << 20
 
 func (m *answerMemo) forClusters() *clusterMemo {
-	return &clusterMemo{hits: m.hits, kept: m.kept, l1: otter.Must(&otter.Options[string, []byte]{
+	return &clusterMemo{hits: m.hits, kept: m.kept, l1: otter.Must(&otter.Options[string, *keptAnswer]{
 		MaximumWeight: clusterMemoBytes,
-		Weigher:       func(v string, b []byte) uint32 { return uint32(len(v) + len(b)) },
+		Weigher:       func(v string, a *keptAnswer) uint32 { return uint32(2*len(v) + len(a.body)) },
 	})}
 }
 
-func (m *clusterMemo) get(version string) []byte {
+func (m *clusterMemo) get(version string) *keptAnswer {
 	if version == "" {
 		return nil
 	}
-	b, ok := m.l1.GetIfPresent(version)
+	a, ok := m.l1.GetIfPresent(version)
 	if ok {
 		m.hits.Inc()
 	}
-	return b
+	return a
 }
 
 func (m *clusterMemo) put(version string, body []byte) {
 	if version == "" {
 		return
 	}
-	m.l1.Set(version, body)
+	m.l1.Set(version, newKeptAnswer(version, body))
 	m.kept.Inc()
 }
 
-func (m *answerMemo) slot(version string) *atomic.Pointer[memoAnswer] {
+func (m *answerMemo) slot(version string) *atomic.Pointer[keptAnswer] {
 	return &m.slots[maphash.String(m.seed, version)%memoSlots]
 }
 
 // get returns the answer of version, or nil; "" (no version) is never kept.
-func (m *answerMemo) get(version string) []byte {
+func (m *answerMemo) get(version string) *keptAnswer {
 	if version == "" {
 		return nil
 	}
 	if a := m.slot(version).Load(); a != nil && a.version == version {
 		m.hits.Inc()
-		return a.body
+		return a
 	}
 	return nil
 }
@@ -100,6 +95,6 @@ func (m *answerMemo) put(version string, body []byte) {
 	if version == "" || len(body) > memoMaxBody {
 		return
 	}
-	m.slot(version).Store(&memoAnswer{version: version, body: append([]byte(nil), body...)})
+	m.slot(version).Store(newKeptAnswer(version, append([]byte(nil), body...))) // body is pooled
 	m.kept.Inc()
 }

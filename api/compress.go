@@ -143,6 +143,12 @@ func chooseCoding(accept string) string {
 // compressing. An event stream is text but must reach the client as each
 // event is written.
 func compressible(contentType string) bool {
+	switch contentType { // the map answers' types, without parsing them
+	case answerType:
+		return true
+	case mvtType:
+		return false
+	}
 	mt, _, err := mime.ParseMediaType(contentType)
 	if err != nil {
 		return false

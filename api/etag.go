@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -38,17 +39,42 @@ type mapRead[A any] interface {
 
 // versionMemo keeps answers by version (answerMemo, clusterMemo).
 type versionMemo interface {
-	get(version string) []byte
+	get(version string) *keptAnswer
 	put(version string, body []byte)
 }
+
+// keptAnswer is an answer kept by its version, with its ETag header value
+// made once: a hot URL's answer costs no allocation for its headers.
+type keptAnswer struct {
+	version string
+	etag    []string // header values shared by every request it answers
+	length  []string
+	body    []byte
+}
+
+func newKeptAnswer(version string, body []byte) *keptAnswer {
+	return &keptAnswer{version: version, etag: []string{etag(version)}, length: contentLength(body), body: body}
+}
+
+func contentLength(body []byte) []string { return []string{strconv.Itoa(len(body))} }
+
+// Header values map reads set often, made once. A slice in an http.Header
+// may be appended to by a later Add: each has len == cap, so an append
+// copies instead of writing into the shared array.
+var (
+	publicNoCache  = []string{"public, no-cache"}
+	privateNoCache = []string{"private, no-cache"}
+	answerTypes    = []string{answerType}
+	mvtTypes       = []string{mvtType}
+)
 
 // mapRoute is what a map route adds to the protocol.
 type mapRoute[A any] struct {
 	// memo keeps answers by version (nil: none are); it copies what it
 	// keeps when encode's bytes are pooled (answerMemo does).
 	memo      versionMemo
-	vary      bool // the answer depends on the caller (listHeaders)
-	mediaType string
+	vary      bool     // the answer depends on the caller (listHeaders)
+	mediaType []string // the Content-Type header's value
 	// encode returns the answer's bytes (none: 204 No Content), and the
 	// pooled buffer holding them, if any, to release once they are sent.
 	encode func(A) (body []byte, pooled *[]byte, err error)
@@ -69,10 +95,11 @@ func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
 		return
 	}
 	held := v != "" && r.Version() == v // no write landed while it was built
+	h := c.Writer.Header()
 	if held {
-		c.Header("ETag", etag(v))
+		h["Etag"] = []string{etag(v)}
 	}
-	c.Header("Cache-Control", mapCacheControl(c))
+	h["Cache-Control"] = mapCacheControl(c)
 	body, pooled, err := route.encode(answer)
 	if err != nil {
 		fail(c, err)
@@ -84,33 +111,38 @@ func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
 	if held && route.memo != nil {
 		route.memo.put(v, body)
 	}
-	route.send(c, body)
+	route.send(c, body, contentLength(body))
 }
 
 // fromMemory answers 304 when the request holds version v, else sends
 // the bytes kept for v, if any; false when it did neither.
 func (route mapRoute[A]) fromMemory(c *gin.Context, v string) bool {
-	tag := etag(v)
-	if tag != "" && matchesIfNoneMatch(c.GetHeader("If-None-Match"), tag) {
-		c.Header("ETag", tag)
-		c.Header("Cache-Control", mapCacheControl(c))
+	if v == "" {
+		return false
+	}
+	h := c.Writer.Header()
+	if inm := c.Request.Header["If-None-Match"]; len(inm) > 0 && matchesVersion(inm[0], v) {
+		h["Etag"] = []string{etag(v)}
+		h["Cache-Control"] = mapCacheControl(c)
 		c.Status(http.StatusNotModified)
 		return true
 	}
 	if route.memo == nil {
 		return false
 	}
-	body := route.memo.get(v)
-	if body == nil {
+	kept := route.memo.get(v)
+	if kept == nil {
 		return false
 	}
-	c.Header("ETag", tag)
-	c.Header("Cache-Control", mapCacheControl(c))
-	route.send(c, body)
+	h["Etag"] = kept.etag
+	h["Cache-Control"] = mapCacheControl(c)
+	route.send(c, kept.body, kept.length)
 	return true
 }
 
-func (route mapRoute[A]) send(c *gin.Context, body []byte) {
+// send writes what c.Data writes (Content-Type unless set, Content-Length,
+// the body), with header values made once.
+func (route mapRoute[A]) send(c *gin.Context, body []byte, length []string) {
 	if route.vary {
 		listHeaders(c)
 	}
@@ -118,15 +150,33 @@ func (route mapRoute[A]) send(c *gin.Context, body []byte) {
 		c.Status(http.StatusNoContent)
 		return
 	}
-	c.Data(http.StatusOK, route.mediaType, body)
+	h := c.Writer.Header()
+	if len(h["Content-Type"]) == 0 {
+		h["Content-Type"] = route.mediaType
+	}
+	h["Content-Length"] = length
+	c.Status(http.StatusOK)
+	c.Writer.Write(body)
 }
 
 // matchesIfNoneMatch is the weak comparison RFC 9110 asks of
 // If-None-Match, against a list of entity tags or "*".
 func matchesIfNoneMatch(header, tag string) bool {
-	for _, t := range strings.Split(header, ",") {
+	for t := range strings.SplitSeq(header, ",") {
 		t = strings.TrimSpace(t)
 		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// matchesVersion is matchesIfNoneMatch against etag(version), without
+// making the tag.
+func matchesVersion(header, version string) bool {
+	for t := range strings.SplitSeq(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || len(t) == len(version)+2 && t[0] == '"' && t[len(t)-1] == '"' && t[1:len(t)-1] == version {
 			return true
 		}
 	}
@@ -138,9 +188,9 @@ func matchesIfNoneMatch(header, tag string) bool {
 // body); a signed-in caller's (their own likes and counts) only their own
 // cache: Vary: Authorization alone would trust every shared cache to key
 // on the header.
-func mapCacheControl(c *gin.Context) string {
+func mapCacheControl(c *gin.Context) []string {
 	if auth.UserID(c.Request.Context()) != "" {
-		return "private, no-cache"
+		return privateNoCache
 	}
-	return "public, no-cache"
+	return publicNoCache
 }

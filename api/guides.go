@@ -201,29 +201,79 @@ func (s *Server) unlikeGuide(c *gin.Context) {
 
 // queryParams reads a list route's query string strictly: an unknown or
 // repeated parameter, or one that is not a number where a number is
-// wanted, is EINVALID naming the parameter.
+// wanted, is EINVALID naming the parameter. It reads the pairs as
+// url.ParseQuery does, without its map: a map read's query is a handful of
+// pairs, and the numbers it returns point into it, so reading one costs a
+// single allocation.
 type queryParams struct {
-	values url.Values
+	pairs  []queryPair
 	fields guidepost.Fields
+	inline [8]queryPair
+	nums   [4]float64
+	ints   [2]int
+	nn, ni int
 }
 
+type queryPair struct{ name, value string }
+
 func newQueryParams(c *gin.Context, known ...string) *queryParams {
-	q := &queryParams{values: c.Request.URL.Query()}
-	names := make([]string, 0, len(q.values))
-	for name := range q.values {
-		names = append(names, name)
+	q := &queryParams{}
+	q.pairs = q.inline[:0]
+	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		rawName, rawValue, _ := strings.Cut(pair, "=")
+		name, err1 := url.QueryUnescape(rawName)
+		value, err2 := url.QueryUnescape(rawValue)
+		if err1 == nil && err2 == nil {
+			q.pairs = append(q.pairs, queryPair{name, value})
+		}
 	}
-	sort.Strings(names)
-	for _, name := range names {
+	var wrong []string
+	for i, p := range q.pairs {
+		if q.index(p.name) != i {
+			continue // reported with its first
+		}
 		switch {
-		case !contains(known, name):
+		case !contains(known, p.name):
+			wrong = append(wrong, p.name)
+		case q.count(p.name) > 1:
+			wrong = append(wrong, p.name)
+		}
+	}
+	sort.Strings(wrong)
+	for _, name := range wrong {
+		if !contains(known, name) {
 			q.fields.Add(name, guidepost.FUNKNOWNPARAMETER, unknownName(known))
-		case len(q.values[name]) > 1:
+		} else {
 			q.fields.Add(name, guidepost.FDUPLICATE, "must be given once")
 		}
 	}
 	return q
 }
+
+// index is the position of name's first pair, -1 when it has none.
+func (q *queryParams) index(name string) int {
+	for i, p := range q.pairs {
+		if p.name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+func (q *queryParams) count(name string) int {
+	n := 0
+	for _, p := range q.pairs {
+		if p.name == name {
+			n++
+		}
+	}
+	return n
+}
+
+func (q *queryParams) has(name string) bool { return q.index(name) >= 0 }
 
 func contains(list []string, s string) bool {
 	for _, v := range list {
@@ -234,37 +284,52 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (q *queryParams) str(name string) string { return q.values.Get(name) }
+func (q *queryParams) str(name string) string {
+	if i := q.index(name); i >= 0 {
+		return q.pairs[i].value
+	}
+	return ""
+}
 
 func (q *queryParams) float(name string) *float64 {
-	if !q.values.Has(name) {
+	if !q.has(name) {
 		return nil
 	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(q.values.Get(name)), 64)
+	v, err := strconv.ParseFloat(strings.TrimSpace(q.str(name)), 64)
 	if err != nil {
 		q.fields.Add(name, guidepost.FINVALIDFORMAT, "must be a number")
 		return nil
 	}
-	return &v
+	if q.nn == len(q.nums) {
+		return &v
+	}
+	q.nn++
+	q.nums[q.nn-1] = v
+	return &q.nums[q.nn-1]
 }
 
 func (q *queryParams) int(name string) *int {
-	if !q.values.Has(name) {
+	if !q.has(name) {
 		return nil
 	}
-	v, err := strconv.Atoi(strings.TrimSpace(q.values.Get(name)))
+	v, err := strconv.Atoi(strings.TrimSpace(q.str(name)))
 	if err != nil {
 		q.fields.Add(name, guidepost.FINVALIDFORMAT, "must be an integer")
 		return nil
 	}
-	return &v
+	if q.ni == len(q.ints) {
+		return &v
+	}
+	q.ni++
+	q.ints[q.ni-1] = v
+	return &q.ints[q.ni-1]
 }
 
 func (q *queryParams) bbox(name string) *guides.BBox {
-	if !q.values.Has(name) {
+	if !q.has(name) {
 		return nil
 	}
-	b, err := guides.ParseBBox(name, q.values.Get(name))
+	b, err := guides.ParseBBox(name, q.str(name))
 	if err != nil {
 		q.fields = append(q.fields, guidepost.ErrorFields(err)...)
 		return nil
@@ -286,7 +351,7 @@ func (s *Server) nearbyGuides(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	serveMap(c, r, mapRoute[guides.NearbyPage]{memo: s.answers, vary: true, mediaType: answerType, encode: encodeNearby})
+	serveMap(c, r, mapRoute[guides.NearbyPage]{memo: s.answers, vary: true, mediaType: answerTypes, encode: encodeNearby})
 }
 
 func encodeNearby(page guides.NearbyPage) ([]byte, *[]byte, error) {
@@ -296,7 +361,18 @@ func encodeNearby(page guides.NearbyPage) ([]byte, *[]byte, error) {
 
 // listHeaders marks a list answer as depending on the caller: liked_by_me
 // and the exact counts are read for a bearer token's account.
-func listHeaders(c *gin.Context) { c.Writer.Header().Add("Vary", "Authorization") }
+// A JSON answer varies by Accept-Encoding too (compressAnswers adds it
+// unless present): both at once cost one header value made once.
+func listHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	if len(h["Vary"]) == 0 {
+		h["Vary"] = varyAuthorization
+		return
+	}
+	h.Add("Vary", "Authorization")
+}
+
+var varyAuthorization = []string{"Authorization", "Accept-Encoding"}
 
 // truncatedField is a map search's truncated: more results exist than the
 // page holds.
@@ -322,7 +398,7 @@ func (s *Server) guidesInBBox(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	serveMap(c, r, mapRoute[guides.BBoxPage]{memo: s.answers, vary: true, mediaType: answerType, encode: encodeBBox})
+	serveMap(c, r, mapRoute[guides.BBoxPage]{memo: s.answers, vary: true, mediaType: answerTypes, encode: encodeBBox})
 }
 
 func encodeBBox(page guides.BBoxPage) ([]byte, *[]byte, error) {
@@ -354,7 +430,7 @@ func (s *Server) guideClusters(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	serveMap(c, r, mapRoute[[]guides.Cluster]{memo: s.clusters, mediaType: answerType, encode: encodeClusters})
+	serveMap(c, r, mapRoute[[]guides.Cluster]{memo: s.clusters, mediaType: answerTypes, encode: encodeClusters})
 }
 
 func encodeClusters(clusters []guides.Cluster) ([]byte, *[]byte, error) {

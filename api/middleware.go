@@ -2,10 +2,11 @@ package api
 
 import (
 	"context"
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -27,13 +28,23 @@ import (
 func withRequestID(c *gin.Context) {
 	id := c.GetHeader("X-Request-ID")
 	if !validRequestID(id) {
-		b := make([]byte, 12)
-		rand.Read(b)
-		id = hex.EncodeToString(b)
+		id = newRequestID()
 	}
 	c.Request = c.Request.WithContext(guidepost.WithRequestID(c.Request.Context(), id))
-	c.Header("X-Request-ID", id)
+	c.Writer.Header()["X-Request-Id"] = []string{id} // canonical already: Set would copy the key
 	c.Next()
+}
+
+// newRequestID is 96 random bits in hex. An id needs to be unique, not
+// secret: the runtime's per-thread ChaCha8 gives them without the system
+// call crypto/rand makes on older kernels.
+func newRequestID() string {
+	var raw [12]byte
+	var id [24]byte
+	binary.BigEndian.PutUint64(raw[:8], rand.Uint64())
+	binary.BigEndian.PutUint32(raw[8:], rand.Uint32())
+	hex.Encode(id[:], raw[:])
+	return string(id[:])
 }
 
 func validRequestID(id string) bool {

@@ -22,7 +22,9 @@ import (
 type areaMemo[K comparable, V any] struct {
 	l1     *otter.Cache[K, *stamped[V]]
 	flight singleflight.Group
-	result *prometheus.CounterVec // hit, miss, uncached
+	// The result counter's children, found once: a hit must not hash
+	// its label on every request.
+	hit, miss, uncached prometheus.Counter
 }
 
 type stamped[V any] struct {
@@ -31,10 +33,12 @@ type stamped[V any] struct {
 }
 
 func newAreaMemo[K comparable, V any](maxBytes uint64, weigh func(V) uint32, result *prometheus.CounterVec) *areaMemo[K, V] {
-	return &areaMemo[K, V]{result: result, l1: otter.Must(&otter.Options[K, *stamped[V]]{
+	l1 := otter.Must(&otter.Options[K, *stamped[V]]{
 		MaximumWeight: maxBytes,
 		Weigher:       func(_ K, s *stamped[V]) uint32 { return weigh(s.v) + 96 },
-	})}
+	})
+	return &areaMemo[K, V]{l1: l1, hit: result.WithLabelValues("hit"), miss: result.WithLabelValues("miss"),
+		uncached: result.WithLabelValues("uncached")}
 }
 
 // areaLoadTimeout bounds one computation, which runs on for the others
@@ -43,20 +47,20 @@ const areaLoadTimeout = 5 * time.Second
 
 // answer returns q's answer over tile rows r0..r1 and columns c0..c1 from
 // memory while the area is unchanged, else from load (key names q for the
-// single flight).
-func (m *areaMemo[K, V]) answer(ctx context.Context, c *Guides, q K, key string, area [4]int64,
+// single flight; made only on a miss).
+func (m *areaMemo[K, V]) answer(ctx context.Context, c *Guides, q K, key func() string, area [4]int64,
 	load func(context.Context) (V, error)) (V, error) {
 	stamp, ok := c.AreaStamp(area[0], area[1], area[2], area[3])
 	if !ok {
-		m.result.WithLabelValues("uncached").Inc()
+		m.uncached.Inc()
 		return load(ctx)
 	}
 	if s, ok := m.l1.GetIfPresent(q); ok && s.stamp == stamp {
-		m.result.WithLabelValues("hit").Inc()
+		m.hit.Inc()
 		return s.v, nil
 	}
-	m.result.WithLabelValues("miss").Inc()
-	v, err, _ := m.flight.Do(key+"/"+strconv.FormatUint(stamp, 16), func() (any, error) {
+	m.miss.Inc()
+	v, err, _ := m.flight.Do(key()+"/"+strconv.FormatUint(stamp, 16), func() (any, error) {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), areaLoadTimeout)
 		defer cancel()
 		v, err := load(lctx)

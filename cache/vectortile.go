@@ -2,7 +2,6 @@ package cache
 
 import (
 	"context"
-	"hash/fnv"
 	"slices"
 	"strconv"
 
@@ -17,16 +16,26 @@ func (c *Guides) AreaStamp(r0, r1, c0, c1 int64) (uint64, bool) {
 	if p == nil || !c.synced.Load() || c.likesAt.Load() == 0 {
 		return 0, false
 	}
-	h := fnv.New64a()
-	h.Write([]byte(*p))
-	return c.stamps.sum(r0, r1, c0, c1) + h.Sum64(), true
+	return c.stamps.sum(r0, r1, c0, c1) + fnv64a(*p), true
+}
+
+// fnv64a is hash/fnv's 64-bit FNV-1a of s, without its allocations.
+func fnv64a(s string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 1099511628211
+	}
+	return h
 }
 
 // VectorTile answers a tile from memory while its area is unchanged, else
 // from the store.
 func (c *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
 	r0, r1, c0, c1 := q.Clusters().Tiles()
-	key := strconv.Itoa(q.Z) + "/" + strconv.Itoa(q.X) + "/" + strconv.Itoa(q.Y) + "/" + q.Tag
+	key := func() string {
+		return strconv.Itoa(q.Z) + "/" + strconv.Itoa(q.X) + "/" + strconv.Itoa(q.Y) + "/" + q.Tag
+	}
 	return c.vtiles.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]byte, error) {
 		return c.Store.VectorTile(ctx, q)
 	})
@@ -40,9 +49,11 @@ func (c *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]by
 func (c *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.Cluster, error) {
 	r0, r1, c0, c1 := q.Tiles()
 	b := q.BBox
-	key := strconv.FormatFloat(b.MinLng, 'g', -1, 64) + "," + strconv.FormatFloat(b.MinLat, 'g', -1, 64) + "," +
-		strconv.FormatFloat(b.MaxLng, 'g', -1, 64) + "," + strconv.FormatFloat(b.MaxLat, 'g', -1, 64) + "/" +
-		strconv.Itoa(q.Zoom) + "/" + strconv.FormatBool(q.WithTop) + "/" + q.Tag
+	key := func() string {
+		return strconv.FormatFloat(b.MinLng, 'g', -1, 64) + "," + strconv.FormatFloat(b.MinLat, 'g', -1, 64) + "," +
+			strconv.FormatFloat(b.MaxLng, 'g', -1, 64) + "," + strconv.FormatFloat(b.MaxLat, 'g', -1, 64) + "/" +
+			strconv.Itoa(q.Zoom) + "/" + strconv.FormatBool(q.WithTop) + "/" + q.Tag
+	}
 	clusters, err := c.clusters.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]guides.Cluster, error) {
 		if (r1-r0+1)*(c1-c0+1) > c.opt.WideClusterTiles {
 			select {

@@ -1,0 +1,94 @@
+package api
+
+import (
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
+)
+
+// sinkWriter is a ResponseWriter that keeps only the status, the headers
+// and the body's length, and can be reused: what a request allocates is
+// then the server's own.
+type sinkWriter struct {
+	h      http.Header
+	status int
+	n      int
+}
+
+func (w *sinkWriter) Header() http.Header { return w.h }
+func (w *sinkWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+}
+func (w *sinkWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.n += len(p)
+	return len(p), nil
+}
+func (w *sinkWriter) reset() { clear(w.h); w.status, w.n = 0, 0 }
+
+// hotAllocBounds are the allocations a hot map answer may make in the
+// server: 24, 22 and 27 when they were set (44, 30 and 37 before the
+// header values were made once and the query read without a map), with
+// room for two more from gin's or net/http's own changes. A new
+// allocation per request on this path costs every map screen: raise a
+// bound only knowingly.
+var hotAllocBounds = map[string]float64{"nearby20/kept": 26, "tile": 24, "nearby20/304": 29}
+
+// The hot map answers: the kept nearby answer, a tile the store holds,
+// and a revalidation. Each must be what a client expects (status, ETag,
+// Content-Length) and allocate no more than its bound.
+func TestHotMapAnswersAllocate(t *testing.T) {
+	store := newMemoryGuides()
+	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}, Stamps: store},
+		guides.Config{CursorKey: guides.CursorKey("bench-cursor-key-of-32-bytes-long")})
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Guides: svc}, Config{})
+	nearby := "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=20"
+	first := httptest.NewRecorder()
+	s.Handler().ServeHTTP(first, httptest.NewRequest("GET", nearby, nil))
+	tag := first.Header().Get("ETag")
+	cases := []struct {
+		name, path, inm string
+		status          int
+	}{
+		{"nearby20/kept", nearby, "", http.StatusOK},
+		{"tile", "/v1/tiles/14/13970/6344.mvt", "", http.StatusOK},
+		{"nearby20/304", nearby, tag, http.StatusNotModified},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			req := httptest.NewRequest("GET", tc.path, nil)
+			if tc.inm != "" {
+				req.Header.Set("If-None-Match", tc.inm)
+			}
+			w := &sinkWriter{h: http.Header{}}
+			serve := func() {
+				w.reset()
+				s.Handler().ServeHTTP(w, req)
+			}
+			serve()
+			if w.status != tc.status || w.h.Get("ETag") == "" || w.h.Get("X-Request-Id") == "" {
+				t.Fatalf("GET %s: %d, headers %v", tc.path, w.status, w.h)
+			}
+			if tc.status == http.StatusOK && w.h.Get("Content-Length") != strconv.Itoa(w.n) {
+				t.Fatalf("GET %s: Content-Length %q for %d bytes", tc.path, w.h.Get("Content-Length"), w.n)
+			}
+			if raceBuild {
+				t.Skip("the race detector allocates on its own")
+			}
+			got := testing.AllocsPerRun(200, serve)
+			t.Logf("%s: %.0f allocations per request", tc.name, got)
+			if got > hotAllocBounds[tc.name] {
+				t.Errorf("%s: %.0f allocations per request, bound %.0f", tc.name, got, hotAllocBounds[tc.name])
+			}
+		})
+	}
+}
