@@ -126,6 +126,8 @@ func TestAuthorisationMatrix(t *testing.T) {
 			return "POST", "/v1/media", ct, body
 		}, row(unauth, ok, accepted)},
 		{"GET /v1/media/:id", get("/v1/media/" + mediaID), row(ok, ok, ok)},
+		// Public as the photo is; still pending here, so 409 for everyone.
+		{"GET /v1/media/:id/:variant", get("/v1/media/" + mediaID + "/marker.jpg"), row(conflict, conflict, conflict)},
 		{"POST /v1/guides", jsonCall("POST", fixed("/v1/guides"), fixed(`{"title":"t","lat":37.5,"lng":127}`)), row(unauth, created, created)},
 		{"GET /v1/guides", get("/v1/guides?bbox=126,37,128,38"), row(ok, ok, ok)},
 		{"GET /v1/guides/nearby", get("/v1/guides/nearby?lat=37.5&lng=127"), row(ok, ok, ok)},

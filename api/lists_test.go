@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -112,8 +113,9 @@ func TestListItemsShowTheViewersOwnLikesAtOnce(t *testing.T) {
 
 // A ready cover in a list has the photo's size and the thumbnail's URL,
 // the same as the photo's own answer. With presigned URLs that is the one
-// URL a list affords (each has its own ~400-byte signature): marker and
-// formats are null.
+// URL a list affords (each has its own ~400-byte signature): the marker
+// is its short API path, which redirects (302, as documented) to the
+// marker URL the photo's own answer gives.
 func TestAReadyCoverCarriesItsSize(t *testing.T) {
 	c := newContract(t)
 	_, alice := c.guest()
@@ -145,9 +147,27 @@ func TestAReadyCoverCarriesItsSize(t *testing.T) {
 			}
 			got := *page.Items[0].Cover
 			if got.ID != photo || got.Width != 640 || got.Height != 480 || got.URLs.Thumbnail != m.URLs.Thumbnail ||
-				got.URLs.Thumbnail == "" || got.URLs.Marker != "" || got.URLs.Formats != nil || m.URLs.Marker == "" {
+				got.URLs.Thumbnail == "" || got.URLs.Marker != "/v1/media/"+photo+"/marker.jpg" ||
+				strings.Join(got.URLs.Formats, ",") != "jpeg,webp" || m.URLs.Marker == "" {
 				t.Errorf("GET %s: cover %+v; the photo's URLs %+v", path, got, m.URLs)
 			}
+		}
+	}
+	req, _ := http.NewRequest("GET", c.srv.URL+"/v1/media/"+photo+"/marker.jpg", nil)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	c.check(req, resp.StatusCode, resp.Header, raw)
+	if resp.StatusCode != 302 || resp.Header.Get("Location") != m.URLs.Marker || !strings.HasPrefix(resp.Header.Get("Cache-Control"), "private, max-age=") {
+		t.Errorf("marker path: %d, Location %q, Cache-Control %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Cache-Control"))
+	}
+	for file, status := range map[string]int{"huge.png": 400, "small.avif": 404} {
+		if a := c.call("GET", "/v1/media/"+photo+"/"+file, "", nil); a.status != status || !bytes.Contains(a.raw, []byte(`"field":"variant"`)) {
+			t.Errorf("%s: %d %s", file, a.status, a.raw)
 		}
 	}
 }

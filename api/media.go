@@ -28,6 +28,7 @@ type MediaService interface {
 	Spool(body io.Reader) (*media.Spooled, error)
 	Upload(ctx context.Context, in media.UploadInput) (media.UploadResult, error)
 	Get(ctx context.Context, id, viewerID string) (media.View, error)
+	VariantURL(ctx context.Context, viewerID, id, variant string) (media.VariantLink, error)
 	GetMany(ctx context.Context, ids []string, viewerID string) (media.Batch, error)
 	Mine(ctx context.Context, ownerID string, limit *int, cursor string) (media.MinePage, error)
 	Delete(ctx context.Context, id, userID string) error
@@ -42,6 +43,7 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 		v1.POST("/media", off)
 		v1.GET("/media", off)
 		v1.GET("/media/:id", off)
+		v1.GET("/media/:id/:variant", off)
 		v1.DELETE("/media/:id", off)
 		return
 	}
@@ -50,6 +52,7 @@ func (s *Server) mediaRoutes(v1 *gin.RouterGroup) {
 	v1.POST("/media", s.requireUser, s.metered(guidepost.Rate{}, s.cfg.Rates.UploadRefusals, dedupeAnswer), s.uploads.admit, s.uploadMedia)
 	v1.GET("/media", s.getMediaBatch)
 	v1.GET("/media/:id", s.getMedia)
+	v1.GET("/media/:id/:variant", s.getMediaVariant)
 	v1.DELETE("/media/:id", s.requireUser, s.deleteMedia)
 }
 

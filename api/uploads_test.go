@@ -57,6 +57,9 @@ func (*acceptAll) Mine(context.Context, string, *int, string) (media.MinePage, e
 	return media.MinePage{}, nil
 }
 func (*acceptAll) Delete(context.Context, string, string) error { return nil }
+func (*acceptAll) VariantURL(context.Context, string, string, string) (media.VariantLink, error) {
+	return media.VariantLink{}, guidepost.Errorf(guidepost.ENOTFOUND, "media not found")
+}
 func (a *acceptAll) Spool(r io.Reader) (*media.Spooled, error) {
 	return media.Spool(r, a.UploadLimit())
 }

@@ -46,18 +46,22 @@ func newMediaStack(t *testing.T, s3 objstore.Config) *mediaStack {
 // waited for. The sweeper runs every 300 ms and looks at photos pending for
 // a second, so the outage tests finish in seconds.
 func (s *mediaStack) start(cmd string, extra ...string) *testkit.Process {
-	env := append([]string{
+	addr := ""
+	if cmd != "worker" {
+		addr = freeAddr(s.t)
+	}
+	return testkit.Start(s.t, s.env(extra...), addr, cmd)
+}
+
+// env is what start gives the binary, extra last.
+func (s *mediaStack) env(extra ...string) []string {
+	return append([]string{
 		"DATABASE_URL=" + s.dbURL, "REDIS_URL=" + s.redis.URL,
 		"S3_ENDPOINT=" + s.s3.Endpoint, "S3_BUCKET=" + s.s3.Bucket,
 		"S3_ACCESS_KEY=" + s.s3.AccessKey, "S3_SECRET_KEY=" + s.s3.SecretKey,
 		"LOG_FORMAT=json", "WORKER_CONCURRENCY=1", "JWT_SECRET=" + e2eJWTSecret,
 		"MEDIA_SWEEP_INTERVAL=300ms", "MEDIA_PENDING_AGE=1s",
 	}, extra...)
-	addr := ""
-	if cmd != "worker" {
-		addr = freeAddr(s.t)
-	}
-	return testkit.Start(s.t, env, addr, cmd)
 }
 
 // rows counts media rows; objects counts objects in the bucket.

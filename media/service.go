@@ -292,8 +292,16 @@ func (s *Service) publicURL(ctx context.Context, key string) (string, error) {
 	if s.cfg.PublicBase != "" {
 		return s.cfg.PublicBase + "/" + key, nil
 	}
-	at := s.deps.Clock.Now().UTC().Truncate(StableURLWindow)
-	return s.deps.Blobs.PresignGetAt(ctx, key, at, 2*StableURLWindow)
+	u, _, err := s.presignStable(ctx, key, s.deps.Clock.Now())
+	return u, err
+}
+
+// presignStable signs key as of the start of now's StableURLWindow, valid
+// for two windows; until is when the URL stops working.
+func (s *Service) presignStable(ctx context.Context, key string, now time.Time) (u string, until time.Time, err error) {
+	at := now.UTC().Truncate(StableURLWindow)
+	u, err = s.deps.Blobs.PresignGetAt(ctx, key, at, 2*StableURLWindow)
+	return u, at.Add(2 * StableURLWindow), err
 }
 
 // addURLs fills a ready photo's URLs: every variant's, and the JPEG
@@ -336,12 +344,15 @@ func (s *Service) WithURLs(ctx context.Context, v View) View {
 // 40-item answer stays within 1.3× of what it was before covers had
 // markers and variants (README, "Lists and search"). A presigned URL is
 // ~400 bytes, a signature of its own that no encoding shares: a list
-// carries one (the thumbnail, as before). Under a public base the marker's
-// URL names the folder every variant is in.
+// carries one (the thumbnail, as before), and names the marker by its
+// short API path (VariantPath), which redirects to a presigned URL. Under
+// a public base the marker's URL is the object's, in the folder every
+// variant is in.
 type CoverURLs struct {
 	Thumbnail string // the JPEG thumbnail, as before variants
-	// Marker is the JPEG marker crop's URL under a public base; "" with
-	// presigned URLs and for a photo rendered before variants.
+	// Marker is the JPEG marker crop's URL under a public base, else its
+	// API path (/v1/media/{id}/marker.jpg, relative to the API's base);
+	// "" for a photo rendered before variants.
 	Marker string
 	// Formats are the encodings each kind is stored in, when the marker
 	// is given: every variant's URL is then the marker's with its file
@@ -360,9 +371,28 @@ func (s *Service) CoverURLs(ctx context.Context, id string, variants []Variant) 
 		return out
 	}
 	out.Thumbnail, _ = s.publicURL(ctx, jpegKey(m, KindThumb))
-	if key := jpegKey(m, KindMarker); key != "" && s.cfg.PublicBase != "" {
+	key := jpegKey(m, KindMarker)
+	switch {
+	case key == "":
+	case s.cfg.PublicBase == "":
+		// The API path finds any variant by kind and format, wherever
+		// its object lies.
+		out.Formats = encodingsOf(variants)
+		out.Marker = VariantPath(id, KindMarker, photo.EncodingJPEG)
+	default:
 		if out.Formats = sharedFormats(key, variants); out.Formats != nil {
 			out.Marker, _ = s.publicURL(ctx, key)
+		}
+	}
+	return out
+}
+
+// encodingsOf are the encodings variants are stored in, in their order.
+func encodingsOf(variants []Variant) []photo.Encoding {
+	var out []photo.Encoding
+	for _, v := range variants {
+		if !slices.Contains(out, v.Format) {
+			out = append(out, v.Format)
 		}
 	}
 	return out

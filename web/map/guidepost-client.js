@@ -161,6 +161,19 @@ var GuidepostClient = class {
     const answer = this.request(method, path, { ...o, path: o.path });
     return answer;
   }
+  /**
+   * The URL of one variant of a list cover, by file name ("marker.jpg",
+   * "small.webp"; the kinds are marker, small, thumbnail, web, the formats
+   * cover.urls.formats): cover.urls.marker with its file name swapped,
+   * resolved against baseUrl. With presigned URLs the marker is the API
+   * path /v1/media/{id}/marker.jpg, which redirects (302) to the bytes: an
+   * <img> may load it as it is. Null until the cover names a marker.
+   */
+  coverURL(cover, file = "marker.jpg") {
+    const marker = cover.urls.marker;
+    if (!marker) return null;
+    return new URL(file, new URL(marker, this.baseUrl + "/")).toString();
+  }
   /** fetch as this client was given it, for URLs outside the API (presigned S3 URLs). */
   fetch(input, init) {
     return this.fetchFn(input, init);

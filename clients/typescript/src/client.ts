@@ -1,6 +1,7 @@
 import { ApiError, NetworkError, SessionEndedError, readProblem } from "./errors.js";
 import { MemoryEtagStore, type EtagStore } from "./etags.js";
 import { randomId, sleep } from "./random.js";
+import type { components } from "./schema.js";
 import type { Answer, CallOptions, Method, Operation, PathsFor, Session, User } from "./types.js";
 
 /** The tokens of a session, as kept between runs of the app. */
@@ -117,6 +118,20 @@ export class GuidepostClient {
     // to request's would make tsc expand every operation's.
     const answer: Promise<unknown> = this.request(method, path as string, { ...o, path: o.path });
     return answer as Promise<never>;
+  }
+
+  /**
+   * The URL of one variant of a list cover, by file name ("marker.jpg",
+   * "small.webp"; the kinds are marker, small, thumbnail, web, the formats
+   * cover.urls.formats): cover.urls.marker with its file name swapped,
+   * resolved against baseUrl. With presigned URLs the marker is the API
+   * path /v1/media/{id}/marker.jpg, which redirects (302) to the bytes: an
+   * <img> may load it as it is. Null until the cover names a marker.
+   */
+  coverURL(cover: components["schemas"]["Cover"], file = "marker.jpg"): string | null {
+    const marker = cover.urls.marker;
+    if (!marker) return null;
+    return new URL(file, new URL(marker, this.baseUrl + "/")).toString();
   }
 
   /** fetch as this client was given it, for URLs outside the API (presigned S3 URLs). */

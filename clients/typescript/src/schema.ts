@@ -655,6 +655,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/media/{id}/{variant}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A short, stable path to one variant of a photo; 302 to where its bytes are.
+         * @description What a list's `cover.urls.marker` names with presigned URLs, and
+         *     any other variant by swapping the file name (Cover.urls). Answers
+         *     302 to the variant's URL, the one GET /v1/media/{id} gives: a
+         *     presigned URL signed for the hour and valid for two, or under
+         *     MEDIA_PUBLIC_BASE_URL its public URL. `Cache-Control: private,
+         *     max-age=N`: N is what the presigned URL has left less five
+         *     minutes (55 minutes to 1 h 55 min), or an hour under a public
+         *     base; a client (a browser's image cache) may reuse the redirect
+         *     that long. Never 301: the path must stop leading anywhere once the
+         *     photo is hidden or its author blocked, and a re-render names new
+         *     objects.
+         *
+         *     Public, as GET /v1/media/{id}: an `<img>` sends no bearer and is
+         *     answered as an anonymous reader. The same rules: a photo hidden by
+         *     a moderator (or by its owner's suspension), deleted, or of a user
+         *     the caller blocks is 404, exactly as a missing one (a hidden photo
+         *     for its owner too: no one is given a hidden photo's derivatives).
+         */
+        get: operations["getMediaVariant"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -1370,22 +1406,25 @@ export interface components {
              *     sizes and markers; README, "Lists and search"). A presigned URL
              *     is about 400 bytes with a signature of its own, so with
              *     presigned URLs a list carries one, the thumbnail's, and
-             *     `marker` and `formats` are null: GET /v1/media?ids= (up to 100
-             *     at once) has every variant. Under MEDIA_PUBLIC_BASE_URL every
-             *     variant sits beside the marker and `formats` says which exist:
-             *     the variant of kind K (marker, small, thumbnail, web) in format
-             *     F is the marker URL with its file name replaced by `K.E`, E
-             *     being F's extension (jpg for jpeg, webp, avif), e.g. `new
-             *     URL("small.webp", cover.urls.marker)`. Its size is the photo's
+             *     `marker` is the variant's short API path,
+             *     `/v1/media/{id}/marker.jpg` (relative: resolve it against the
+             *     API's base URL), which answers 302 to a presigned URL
+             *     (getMediaVariant). Under MEDIA_PUBLIC_BASE_URL `marker` is the
+             *     object's public URL. In both modes `formats` says which
+             *     formats exist, and the variant of kind K (marker, small,
+             *     thumbnail, web) in format F is the marker URL with its file
+             *     name replaced by `K.E`, E being F's extension (jpg for jpeg,
+             *     webp, avif), e.g. `new URL("small.webp", new
+             *     URL(cover.urls.marker, apiBase))`. Its size is the photo's
              *     (width × height) fitted within 540, 1080 and 2048 px for
              *     small, thumbnail and web, never enlarged; the marker is the
-             *     centred square of at most 256 px. The URLs are Media's, with
-             *     the same lifetime and caching.
+             *     centred square of at most 256 px. The objects are Media's,
+             *     with the same lifetime and caching.
              */
             urls: {
                 /** @description JPEG within 1080×1080; null until ready. */
                 thumbnail: string | null;
-                /** @description Square JPEG for a map pin, as Media's, under MEDIA_PUBLIC_BASE_URL; null with presigned URLs, until ready, and for a photo processed before variants existed until the back-fill has rendered it. */
+                /** @description Square JPEG for a map pin, as Media's: with presigned URLs its API path /v1/media/{id}/marker.jpg (relative, 302 to a presigned URL), under MEDIA_PUBLIC_BASE_URL its public URL. Null until ready, and for a photo processed before variants existed until the back-fill has rendered it. */
                 marker: string | null;
                 /** @description The formats every kind of the cover is stored in (jpeg first), given with `marker`: each variant's URL is made from the marker's. Null when `marker` is. */
                 formats: ("jpeg" | "webp" | "avif")[] | null;
@@ -2851,6 +2890,39 @@ export interface operations {
             401: components["responses"]["Problem"];
             403: components["responses"]["Problem"];
             404: components["responses"]["Problem"];
+        };
+    };
+    getMediaVariant: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                /** @description `<kind>.<ext>`, the variant's file name: kind marker, small, thumbnail or web; ext jpg, webp or avif (e.g. marker.jpg, small.webp). */
+                variant: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the variant is at Location */
+            302: {
+                headers: {
+                    /** @description The variant's URL: presigned, or under MEDIA_PUBLIC_BASE_URL. */
+                    Location?: string;
+                    /** @description private, max-age=N: how long the redirect may be reused. */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `variant` is not `<kind>.<ext>` (errors[] names variant, invalid_format). */
+            400: components["responses"]["Problem"];
+            401: components["responses"]["Problem"];
+            /** @description No such photo for the caller (missing, deleted, hidden, or of a user the caller blocks), or the photo has no such variant: then errors[] names variant with not_found (a format the server does not render; a photo rendered before variants has JPEGs only until the back-fill). */
+            404: components["responses"]["Problem"];
+            /** @description The photo has no variants: errors[] names id with not_ready (still being processed: show its thumbhash, ask again once ready) or failed (it never will). */
+            409: components["responses"]["Problem"];
         };
     };
     streamEvents: {

@@ -106,6 +106,18 @@ describe("guides, lists, likes, search, clusters, tiles", () => {
 
     const near = await c.call("get", "/v1/guides/nearby", { query: { lat, lng, radius_m: 100 } });
     assert.equal(near.data.items[0]?.id, g.data.id);
+    // The cover's marker is a short API path with presigned URLs; it and
+    // every variant built from it redirect to the bytes.
+    const cover = near.data.items[0]?.cover;
+    assert.ok(cover);
+    assert.equal(cover.urls.marker, `/v1/media/${shot.id}/marker.jpg`);
+    assert.deepEqual(cover.urls.formats, ["jpeg", "webp"]);
+    for (const file of ["marker.jpg", "small.webp"]) {
+      const img = await c.fetch(c.coverURL(cover, file) ?? "");
+      assert.equal(img.status, 200, file);
+      assert.equal(img.headers.get("Content-Type"), file.endsWith(".jpg") ? "image/jpeg" : "image/webp");
+      assert.ok((await img.arrayBuffer()).byteLength > 100);
+    }
     const found = await c.call("get", "/v1/guides/nearby", { query: { lat, lng, radius_m: 100, q: word } });
     assert.deepEqual(found.data.items.map((i) => i.id), [g.data.id]);
     const none = await c.call("get", "/v1/guides/nearby", { query: { lat, lng, radius_m: 100, q: "zzzunmatched" } });
