@@ -317,7 +317,10 @@ func TestAHiddenPhotosPublicObjectsMove(t *testing.T) {
 	photo := insertPhoto(t, dbPool(t, env), ownerID)
 	blobs := objstore.New(s3)
 	ctx := context.Background()
-	for _, k := range []string{media.WebKey(photo), media.ThumbKey(photo)} {
+	// A versioned variant too: its immutable public URL is one a phone or a
+	// CDN kept, and it must stop answering like the fixed names do.
+	variant := "media/" + photo + "/0123456789ab/small.webp"
+	for _, k := range []string{media.WebKey(photo), media.ThumbKey(photo), variant} {
 		if err := blobs.Put(ctx, k, strings.NewReader("jpeg"), 4, "image/jpeg", ""); err != nil {
 			t.Fatal(err)
 		}
@@ -337,6 +340,9 @@ func TestAHiddenPhotosPublicObjectsMove(t *testing.T) {
 	if exists(media.WebKey(photo)) || exists(media.ThumbKey(photo)) || !exists("withheld/"+media.WebKey(photo)) {
 		t.Error("the hidden photo's public objects stayed under the public prefix")
 	}
+	if exists(variant) || !exists("withheld/"+variant) {
+		t.Error("the hidden photo's versioned variant stayed under the public prefix")
+	}
 	if code, _ := a.call("GET", "/v1/media/"+photo, "", nil, nil); code != 404 {
 		t.Errorf("anyone reads the hidden photo: %d", code)
 	}
@@ -354,7 +360,7 @@ func TestAHiddenPhotosPublicObjectsMove(t *testing.T) {
 		t.Errorf("nearby still shows the cover: %+v", near.Items)
 	}
 	act("restore")
-	if !exists(media.WebKey(photo)) || exists("withheld/"+media.WebKey(photo)) {
+	if !exists(media.WebKey(photo)) || exists("withheld/"+media.WebKey(photo)) || !exists(variant) || exists("withheld/"+variant) {
 		t.Error("the restored photo's objects did not come back")
 	}
 	if _, raw := a.call("GET", "/v1/guides/"+g.ID, "", nil, nil); !slices.Contains(strings.Split(string(raw), `"`), photo) {

@@ -79,19 +79,18 @@ func (s *Service) Purge(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	// Every version of every variant: the row is gone by now for reads,
-	// and a render that crashed before its row was written left objects
-	// the row never named.
-	var keys []string
-	if err := s.deps.Blobs.List(ctx, keyPrefix+id+"/", func(o Object) error {
-		keys = append(keys, o.Key)
-		return nil
-	}); err != nil {
-		return err
-	}
-	for _, key := range keys {
-		if err := s.deps.Blobs.Delete(ctx, key); err != nil {
+	// Every version of every variant, withheld or not: the row is gone by
+	// now for reads, and a render that crashed before its row was written
+	// left objects the row never named.
+	for _, prefix := range []string{keyPrefix + id + "/", withheldKey(keyPrefix + id + "/")} {
+		keys, err := s.listKeys(ctx, prefix)
+		if err != nil {
 			return err
+		}
+		for _, key := range keys {
+			if err := s.deps.Blobs.Delete(ctx, key); err != nil {
+				return err
+			}
 		}
 	}
 	return s.deps.Store.Purge(ctx, id)

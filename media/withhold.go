@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"strings"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/moderation"
@@ -17,8 +18,9 @@ const withheldPrefix = "withheld/"
 
 func withheldKey(key string) string { return withheldPrefix + key }
 
-// withheldKeys are where Withhold puts a photo's derivatives (Purge
-// deletes them too; the orphan sweep never lists this prefix).
+// withheldKeys are where Withhold puts a photo's fixed-name derivatives
+// (Purge deletes them too, and lists what else it moved; the orphan sweep
+// never lists this prefix).
 func withheldKeys(id string) []string {
 	keys := derivativeKeys(id)
 	for i, k := range keys {
@@ -27,19 +29,29 @@ func withheldKeys(id string) []string {
 	return keys
 }
 
-// derivativeKeys are the objects a public base serves for a photo.
+// derivativeKeys are the fixed-name objects a public base serves for a
+// photo rendered before variants; the versioned variants are listed.
 func derivativeKeys(id string) []string { return []string{WebKey(id), ThumbKey(id), MarkerKey(id)} }
 
 var _ moderation.Photos = (*Service)(nil)
 
 // Withhold moves a hidden photo's public derivatives out of reach of the
-// public base. It is idempotent: a move interrupted half way is finished
-// by the next call.
+// public base: every object under its media/ prefix, so each version of
+// each variant goes too, not only the fixed names (an immutable variant URL
+// a phone kept would otherwise still answer). It is idempotent: a move
+// interrupted half way is finished by the next call.
 func (s *Service) Withhold(ctx context.Context, id string) error {
 	if s.cfg.PublicBase == "" {
 		return nil
 	}
-	for _, key := range derivativeKeys(id) {
+	keys, err := s.listKeys(ctx, keyPrefix+id+"/")
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		if key == legacyOriginalKey(id) { // read by the worker, never served
+			continue
+		}
 		if err := s.move(ctx, key, withheldKey(key)); err != nil {
 			return err
 		}
@@ -52,12 +64,27 @@ func (s *Service) Release(ctx context.Context, id string) error {
 	if s.cfg.PublicBase == "" {
 		return nil
 	}
-	for _, key := range derivativeKeys(id) {
-		if err := s.move(ctx, withheldKey(key), key); err != nil {
+	keys, err := s.listKeys(ctx, withheldKey(keyPrefix+id+"/"))
+	if err != nil {
+		return err
+	}
+	for _, key := range keys {
+		if err := s.move(ctx, key, strings.TrimPrefix(key, withheldPrefix)); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// listKeys reads every key under prefix before any is moved, so a move
+// never changes the listing it walks.
+func (s *Service) listKeys(ctx context.Context, prefix string) ([]string, error) {
+	var keys []string
+	err := s.deps.Blobs.List(ctx, prefix, func(o Object) error {
+		keys = append(keys, o.Key)
+		return nil
+	})
+	return keys, err
 }
 
 // move copies src to dst, then deletes src; a src already moved (or a
