@@ -52,8 +52,8 @@ func TestWorldClustersAnswerFromMemory(t *testing.T) {
 		}
 	}
 	same("first answers")
-	time.Sleep(200 * time.Millisecond) // background work the first answers started
-	hits, before := memoHits(t, h), db.Pool.Stat().AcquireCount()
+	before := settled(t, db.Pool) // background work the first answers started
+	hits := memoHits(t, h)
 	for range 10 {
 		for _, path := range paths {
 			body(h, path)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/paulmach/orb"
 	"github.com/paulmach/orb/maptile"
 	"github.com/prometheus/client_golang/prometheus"
@@ -113,8 +114,7 @@ func TestNotModifiedTouchesNoDatabase(t *testing.T) {
 		}
 		etags[path] = r.etag
 	}
-	time.Sleep(200 * time.Millisecond) // background tile loads the lists started
-	before := db.Pool.Stat().AcquireCount()
+	before := settled(t, db.Pool)
 	for range 20 {
 		for _, path := range mapReads {
 			r := h.conditionalGet(path, `W/"other", `+etags[path])
@@ -315,6 +315,25 @@ func TestSignedInAnswersArePrivate(t *testing.T) {
 	for _, path := range []string{"/v1/me", "/v1/me/guides"} {
 		if status, header, body := h.send("GET", path, token, "", nil); status != 200 || header.Get("Cache-Control") != "no-store" {
 			t.Errorf("GET %s: %d, Cache-Control %q: %s", path, status, header.Get("Cache-Control"), body)
+		}
+	}
+}
+
+// settled waits until the background tile loads the first reads started
+// have given their connections back and no new one is taken for 300 ms (a
+// fixed sleep was too short on a loaded machine), and returns the count.
+func settled(t *testing.T, pool *pgxpool.Pool) int64 {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		n := pool.Stat().AcquireCount()
+		time.Sleep(300 * time.Millisecond)
+		st := pool.Stat()
+		if st.AcquireCount() == n && st.AcquiredConns() == 0 {
+			return n
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool never went quiet: %d acquired, %d taken in 300 ms", st.AcquiredConns(), st.AcquireCount()-n)
 		}
 	}
 }
