@@ -217,21 +217,32 @@ func (s *Service) CheckSize(declared int64) error {
 
 // Get returns a photo as viewerID (may be "") sees it.
 func (s *Service) Get(ctx context.Context, id, viewerID string) (View, error) {
-	m, err := s.deps.Store.Get(ctx, id)
+	m, err := s.readable(ctx, id, viewerID, true)
 	if err != nil {
 		return View{}, err
 	}
-	if !visibleTo(m, viewerID) {
-		return View{}, errHidden
+	return s.view(ctx, m, viewerID)
+}
+
+// readable loads a photo viewerID may read: not hidden (unless the viewer
+// owns it and ownerSeesHidden) and not of someone the viewer blocks, both
+// answered as a photo that does not exist.
+func (s *Service) readable(ctx context.Context, id, viewerID string, ownerSeesHidden bool) (Media, error) {
+	m, err := s.deps.Store.Get(ctx, id)
+	if err != nil {
+		return Media{}, err
+	}
+	if m.Hidden() && !(ownerSeesHidden && visibleTo(m, viewerID)) {
+		return Media{}, errHidden
 	}
 	set, err := s.blocked(ctx, viewerID)
 	if err != nil {
-		return View{}, err
+		return Media{}, err
 	}
 	if set.Has(m.OwnerID) {
-		return View{}, errHiddenPhoto
+		return Media{}, errHiddenPhoto
 	}
-	return s.view(ctx, m, viewerID)
+	return m, nil
 }
 
 // errHidden is what anyone but the owner hears of a photo moderation holds:

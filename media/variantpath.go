@@ -50,19 +50,9 @@ func (s *Service) VariantURL(ctx context.Context, viewerID, id, variant string) 
 	if err != nil {
 		return VariantLink{}, err
 	}
-	m, err := s.deps.Store.Get(ctx, id)
+	m, err := s.readable(ctx, id, viewerID, false)
 	if err != nil {
 		return VariantLink{}, err
-	}
-	if m.Hidden() {
-		return VariantLink{}, errHidden
-	}
-	set, err := s.blocked(ctx, viewerID)
-	if err != nil {
-		return VariantLink{}, err
-	}
-	if set.Has(m.OwnerID) {
-		return VariantLink{}, errHiddenPhoto
 	}
 	if err := readyForVariants(m); err != nil {
 		return VariantLink{}, err
