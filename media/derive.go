@@ -177,6 +177,7 @@ func (s *Service) renderBounded(ctx context.Context, data []byte) (photo.Result,
 		return photo.Result{}, classifyRender(err)
 	}
 	s.deps.Observer.ObserveStage("render", time.Since(start))
+	s.deps.Observer.ObserveReencodes(res.Reencodes())
 	return res, nil
 }
 

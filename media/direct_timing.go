@@ -60,3 +60,6 @@ func NewStepTimes(reg prometheus.Registerer) *StepTimes {
 func (t *StepTimes) ObserveStage(step string, d time.Duration) {
 	t.h.WithLabelValues(step).Observe(d.Seconds())
 }
+
+// ObserveReencodes: the API renders nothing.
+func (t *StepTimes) ObserveReencodes(int) {}

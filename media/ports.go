@@ -170,14 +170,18 @@ func (noNotifier) PhotoFinished(context.Context, string, string, Status) error {
 type Clock = guidepost.Clock
 
 // Observer receives the duration of each derive stage (download, render or
-// its parts, upload); the worker exports them as metrics.
+// its parts, upload) and how many WebPs and AVIFs each render encoded
+// again to reach the JPEG's SSIM (photo.Result.Reencodes); the worker
+// exports them as metrics.
 type Observer interface {
 	ObserveStage(stage string, d time.Duration)
+	ObserveReencodes(n int)
 }
 
 type noObserver struct{}
 
 func (noObserver) ObserveStage(string, time.Duration) {}
+func (noObserver) ObserveReencodes(int)               {}
 
 // Renderer runs photo.RenderProbed on a photo probed by the service. The
 // default runs it in this process, where image/jpeg and the HEIC decoder

@@ -17,6 +17,7 @@ type Metrics struct {
 	failed    *prometheus.CounterVec
 	duration  *prometheus.HistogramVec
 	stages    *prometheus.HistogramVec
+	reencodes prometheus.Counter
 	repaired  *prometheus.CounterVec
 	sweeps    *prometheus.CounterVec
 	sessions  *prometheus.CounterVec
@@ -39,8 +40,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Name: "guidepost_worker_task_duration_seconds", Help: "Time to handle one task.", Buckets: secs,
 		}, []string{"task"})),
 		stages: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage: download, render (decode + resize + encode), upload.", Buckets: secs,
+			Name: "guidepost_media_stage_duration_seconds", Help: "Time per derive stage: download, render (decode + resize + encode + ssim), upload.", Buckets: secs,
 		}, []string{"stage"})),
+		reencodes: register(reg, prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "guidepost_media_reencodes_total", Help: "WebPs and AVIFs encoded again at a higher quality to reach their JPEG's SSIM.",
+		})),
 		repaired: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "guidepost_media_sweeper_repaired_total", Help: "What the sweeper repaired: requeued, failed, orphans, keys_expired, uploads_aborted, markers_queued.",
 		}, []string{"kind"})),
@@ -73,6 +77,9 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 func (m *Metrics) ObserveStage(stage string, d time.Duration) {
 	m.stages.WithLabelValues(stage).Observe(d.Seconds())
 }
+
+// ObserveReencodes counts one render's encodes redone.
+func (m *Metrics) ObserveReencodes(n int) { m.reencodes.Add(float64(n)) }
 
 // taskDone counts a task run; reason is "" on success.
 func (m *Metrics) taskDone(task, reason string, start time.Time) {

@@ -30,7 +30,9 @@ const RenderChildCommand = "render-child"
 // cost only as far as we know their inputs; a process can always be
 // killed. A render of the costliest photo we accept (a 48 MP HEIC through
 // WebAssembly) takes about 11 s of CPU, so 20 s of CPU is a file built to
-// be slow, and fails as too complex. The wall-clock limit is above it by
+// be slow, and fails as too complex; the encodings beside JPEG, each held
+// to the JPEG's SSIM, add photo.EncoderCPU to both limits. The
+// wall-clock limit is above it by
 // what a busy machine may add; reaching it with CPU to spare says the
 // machine was slow, not the photo bad, so that render is retried.
 const (
@@ -101,6 +103,9 @@ func (c *ChildRenderer) Render(ctx context.Context, data []byte, info photo.Info
 	if wall <= 0 {
 		wall = DefaultRenderWall
 	}
+	// The encodings beside JPEG, held to its SSIM, add their own time.
+	cpu += photo.EncoderCPU(opts.Encodings)
+	wall += photo.EncoderCPU(opts.Encodings)
 	wire, err := info.MarshalBinary()
 	if err != nil {
 		return photo.Result{}, err

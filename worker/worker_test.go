@@ -193,8 +193,12 @@ func TestWorkerDerivesAndFailsPermanently(t *testing.T) {
 		stages = append(stages, metric.GetLabel()[0].GetValue())
 	}
 	slices.Sort(stages)
-	if got := strings.Join(stages, ","); got != "decode,download,encode,render,resize,upload" {
+	if got := strings.Join(stages, ","); got != "decode,download,encode,render,resize,ssim,upload" {
 		t.Fatalf("stages: %s", got)
+	}
+	// The photo's WebPs reach their JPEGs' SSIM at their first quality.
+	if n := family(t, s.reg, "guidepost_media_reencodes_total").GetMetric()[0].GetCounter().GetValue(); n != 0 {
+		t.Fatalf("re-encodes: %v", n)
 	}
 	if n := series(t, s.reg, "guidepost_queue_size"); n != 6 {
 		t.Fatalf("queue series: %d, want 6 states", n)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Encoding is a derivative's file format. Every derivative is a JPEG, the
@@ -51,6 +52,25 @@ func ParseEncodings(s string) ([]Encoding, error) {
 		return nil, fmt.Errorf("%q lacks jpeg, which every client decodes", s)
 	}
 	return out, nil
+}
+
+// EncoderCPU is what encoding in encs may add to a render's CPU time, for
+// the render child's limits: each WebP and AVIF is decoded and measured
+// (ssimHold), and up to holdTries times encoded again when short. A WebP
+// costs about 0.2 CPU-s a photo and its re-encodes at most 1 more; AVIF
+// about 5 (3.1 to encode, 2 to check: its decoder is WebAssembly too)
+// and its re-encodes, at about 1.2 CPU-s a try at 2048 px with the
+// check, up to 10 more. The benchmark HEIC, whose WebP and AVIF both fall
+// short at three widths, took 17.9 CPU-s in jpeg,webp,avif.
+func EncoderCPU(encs []Encoding) time.Duration {
+	var d time.Duration
+	if slices.Contains(encs, EncodingWebP) {
+		d += 2 * time.Second
+	}
+	if slices.Contains(encs, EncodingAVIF) {
+		d += 15 * time.Second
+	}
+	return d
 }
 
 // EncoderMemory is what encoding in encs adds to a render's memory

@@ -4,13 +4,10 @@ import (
 	"bytes"
 	"context"
 	"image"
-	"image/jpeg"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/gen2brain/avif"
 )
 
 // refusedPhotos are the files of testdata/photos that Sniff takes as a
@@ -50,18 +47,9 @@ func renderablePhotos(t *testing.T, bench bool) []string {
 
 func decodeAs(t testing.TB, e Encoding, data []byte) image.Image {
 	t.Helper()
-	var img image.Image
-	var err error
-	switch e {
-	case EncodingJPEG:
-		img, err = jpeg.Decode(bytes.NewReader(data))
-	case EncodingWebP:
-		img, err = decodeWebP(data)
-	case EncodingAVIF:
-		img, err = avif.Decode(bytes.NewReader(data))
-	}
+	img, err := decodeEncoded(e, data)
 	if err != nil {
-		t.Fatalf("%s: %v", e, err)
+		t.Fatal(err)
 	}
 	return img
 }
@@ -83,9 +71,13 @@ func decodeAs(t testing.TB, e Encoding, data []byte) image.Image {
 // The Display P3 and sRGB-profile patches in AVIF: flat colours that the
 // JPEG keeps exactly (4:4:4, SSIM 0.999999), and that AV1's RGB to YCbCr
 // rounding moves by a level at every quality, q100 included (0.00002).
+//
+// For each, encoding again (ssimHold) stops after one raise or two, whose
+// gain says that q100 falls short, and keeps the first file. cmyk.jpg's
+// AVIF web size, 0.0015 short before, reaches its JPEG that way.
 var ssimNotMet = map[Encoding]map[string]float64{
 	EncodingWebP: {"photo.jpg/web": 0.004, "gps.jpg/web": 0.004, "cmyk.jpg/web": 0.001},
-	EncodingAVIF: {"photo.jpg/web": 0.004, "gps.jpg/web": 0.004, "cmyk.jpg/web": 0.0015,
+	EncodingAVIF: {"photo.jpg/web": 0.004, "gps.jpg/web": 0.004,
 		"p3.jpg/web": 0.00003, "p3.jpg/thumb": 0.00003, "p3.jpg/small": 0.00003, "p3.jpg/marker": 0.00003,
 		"p3.png/web": 0.00003, "p3.png/thumb": 0.00003, "p3.png/small": 0.00003, "p3.png/marker": 0.00003,
 		"srgb-profile.jpg/web": 0.00003, "srgb-profile.jpg/thumb": 0.00003, "srgb-profile.jpg/small": 0.00003,
@@ -127,23 +119,29 @@ func holdSSIM(t *testing.T, name string, data []byte, encs []Encoding) {
 	}
 	n := 0
 	kinds := []string{"web", "thumb", "small", "marker"}
-	opts := Options{Encodings: encs, keep: func(d Derivative, ref *image.RGBA, _ *image.YCbCr) {
+	opts := Options{Encodings: encs, keep: func(d Derivative, rgb *image.RGBA, planes *image.YCbCr) {
 		kind := kinds[min(n, 3)]
 		n++
+		// The pixels the JPEG was made from, as the render holds them.
+		var ref image.Image = rgb
+		if planes != nil {
+			ref = planes
+		}
+		size := ref.Bounds().Size()
 		base := ssim(ref, decodeAs(t, EncodingJPEG, d.JPEG))
 		grainy := Grainy(len(d.JPEG), d.Width, d.Height)
 		for _, e := range encs {
 			img := decodeAs(t, e, d.File(e))
-			if img.Bounds().Size() != ref.Rect.Size() {
-				t.Errorf("%s %v: size %v", e, ref.Rect.Size(), img.Bounds().Size())
+			if img.Bounds().Size() != size {
+				t.Errorf("%s %v: size %v", e, size, img.Bounds().Size())
 			}
 			got := ssim(ref, img)
-			t.Logf("%-6s %v %s: SSIM %.5f (%d bytes) against the JPEG's %.5f (%d bytes), grainy %v", kind, ref.Rect.Size(), e, got, len(d.File(e)), base, len(d.JPEG), grainy)
-			if len(d.File(e)) >= len(d.JPEG) && ref.Rect.Dx() > 64 && !grainy {
-				t.Errorf("%s %v %s: %d bytes, the JPEG %d", kind, ref.Rect.Size(), e, len(d.File(e)), len(d.JPEG))
+			t.Logf("%-6s %v %s: SSIM %.5f (%d bytes) against the JPEG's %.5f (%d bytes), grainy %v, %d re-encodes", kind, size, e, got, len(d.File(e)), base, len(d.JPEG), grainy, d.Reencodes)
+			if len(d.File(e)) >= len(d.JPEG) && size.X > 64 && !grainy {
+				t.Errorf("%s %v %s: %d bytes, the JPEG %d", kind, size, e, len(d.File(e)), len(d.JPEG))
 			}
 			if got < base-ssimNotMet[e][name+"/"+kind] {
-				t.Errorf("%s %v %s: SSIM %.6f below the JPEG's %.6f", kind, ref.Rect.Size(), e, got, base)
+				t.Errorf("%s %v %s: SSIM %.6f below the JPEG's %.6f", kind, size, e, got, base)
 			}
 		}
 	}}

@@ -11,10 +11,10 @@ package photo
 // its bits per pixel. A smooth photo's JPEG takes 0.25–0.45 bits a pixel
 // at these qualities (every test photo); the grainy benchmark photo's takes
 // 0.8–1.4. Between the two, grainBits picks the grain qualities
-// (qualities.webpGrain, avifGrain). Measuring SSIM in the worker instead
-// (encode, decode, compare, re-encode when short) would hold every photo
-// exactly, but costs two decodes and two SSIMs per derivative, about
-// what the WebP encode itself costs.
+// (qualities.webpGrain, avifGrain). The render then measures each file
+// and encodes it again when it is still short (ssimHold): the grain
+// qualities spare that re-encode on the grainy photos that bits per
+// pixel do tell apart.
 const grainBits = 0.6
 
 // jpegOverhead is what a libjpeg-turbo JPEG spends on headers and

@@ -78,7 +78,10 @@ func (p picture) toRGBA() *image.RGBA {
 // upright sRGB image. A flat graphic (few colours) is compressed for what
 // it is: a lossless WebP when that is smaller than the JPEG, and an AVIF
 // with full-resolution chroma, so that colour edges stay as sharp as the
-// JPEG's (which keeps 4:4:4 chroma when the source has it).
+// JPEG's (which keeps 4:4:4 chroma when the source has it). Each file
+// beside the JPEG is then held to the JPEG's SSIM against the pixels both
+// were made from, and encoded again at a higher quality when short
+// (ssimHold).
 func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivative, error) {
 	encs := opts.Encodings
 	var d Derivative
@@ -96,20 +99,31 @@ func (p picture) encode(ctx context.Context, q qualities, opts Options) (Derivat
 	}
 	graphic := len(encs) > 0 && p.graphic()
 	q = q.forGrain(Grainy(len(d.JPEG), d.Width, d.Height))
+	hold := ssimHold{ref: p.rgb, jpeg: d.JPEG}
+	if up != nil {
+		hold.ref = up
+	}
 	for _, e := range encs {
 		if err := ctx.Err(); err != nil {
 			return Derivative{}, err
 		}
 		switch e {
 		case EncodingWebP:
-			d.WebP, err = p.webp(up, q.webp, graphic, len(d.JPEG))
+			d.WebP, err = hold.encode(e, q.webp, func(quality int) ([]byte, error) {
+				// A graphic's lossless try is made once: kept, or too large.
+				lossless := graphic && quality == q.webp
+				return p.webp(up, quality, lossless, len(d.JPEG))
+			})
 		case EncodingAVIF:
-			d.AVIF, err = p.avif(up, q, graphic)
+			d.AVIF, err = hold.encode(e, p.avifQuality(q, graphic), func(quality int) ([]byte, error) {
+				return p.avif(up, quality, graphic)
+			})
 		}
 		if err != nil {
 			return Derivative{}, fmt.Errorf("photo: encode %s: %w", e, err)
 		}
 	}
+	d.Reencodes, d.held = hold.reencodes, hold.spent
 	if opts.keep != nil {
 		opts.keep(d, p.toRGBA(), up)
 	}
@@ -135,10 +149,20 @@ func (p picture) webp(up *image.YCbCr, quality int, graphic bool, jpegBytes int)
 	return encodeWebPRGBA(p.toRGBA(), s)
 }
 
-func (p picture) avif(up *image.YCbCr, q qualities, graphic bool) ([]byte, error) {
-	chroma, quality := image.YCbCrSubsampleRatio420, q.avif
+// avifQuality is the AVIF's first quality: a graphic's is at least
+// avifGraphic.
+func (p picture) avifQuality(q qualities, graphic bool) int {
 	if graphic {
-		chroma, quality = image.YCbCrSubsampleRatio444, max(quality, q.avifGraphic)
+		return max(q.avif, q.avifGraphic)
+	}
+	return q.avif
+}
+
+// avif encodes at quality, a graphic with full-resolution chroma.
+func (p picture) avif(up *image.YCbCr, quality int, graphic bool) ([]byte, error) {
+	chroma := image.YCbCrSubsampleRatio420
+	if graphic {
+		chroma = image.YCbCrSubsampleRatio444
 	}
 	if up != nil {
 		return encodeAVIF(up, quality, chroma)

@@ -29,7 +29,8 @@ const (
 	hashMax       = 100 // ThumbHash input; the format allows no more
 )
 
-// qualities are one derivative's quality in each encoding. SSIM against
+// qualities are one derivative's first quality in each encoding (ssimHold
+// raises a file's when it is short of the JPEG's SSIM). SSIM against
 // the unencoded render (TestFormatsKeepTheJPEGsSSIM) set them, with bytes:
 // with webpLossy's settings, a WebP 10 above the JPEG's quality (the web
 // size's at the JPEG's own) is at least as close to the render as the JPEG
@@ -69,7 +70,9 @@ type Options struct {
 	MaxBytes  int64 // DefaultMaxBytes
 	// Stage, when set, is told the time spent decoding, resizing (orientation
 	// and colour included) and encoding, once each per render, so the worker
-	// can show where its CPU goes.
+	// can show where its CPU goes; and, when Encodings asks for more than
+	// JPEG, "ssim": holding them to the JPEG's SSIM (measuring, and
+	// encoding again when short), which encode then leaves out.
 	Stage func(stage string, d time.Duration)
 	// Encodings beside JPEG (always made) to render every derivative in:
 	// EncodingWebP, EncodingAVIF.
@@ -87,6 +90,10 @@ type Derivative struct {
 	JPEG          []byte
 	WebP, AVIF    []byte // nil unless Options.Encodings asked for them
 	Width, Height int
+	// Reencodes counts the WebPs and AVIFs encoded again, at a higher
+	// quality, to reach the JPEG's SSIM (ssimHold).
+	Reencodes int
+	held      time.Duration // measuring and encoding again
 }
 
 // File is the derivative in encoding e, nil when it was not rendered.
@@ -109,6 +116,11 @@ type Result struct {
 	Marker        Derivative // the centred square, at most MarkerSize a side
 	Width, Height int        // displayed size of the original
 	ThumbHash     string     // base64 (standard encoding)
+}
+
+// Reencodes is the sum of the derivatives' Reencodes.
+func (r Result) Reencodes() int {
+	return r.Web.Reencodes + r.Thumb.Reencodes + r.Small.Reencodes + r.Marker.Reencodes
 }
 
 // Qualities are the qualities of e's web, thumbnail, small and marker
@@ -167,7 +179,7 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 	if res.Web, err = web.encode(ctx, webQ, opts); err != nil {
 		return Result{}, err
 	}
-	sw.lap(&sw.encode)
+	sw.encoded(res.Web)
 	// From the web image, not the original: 3 MP in instead of up to 50.
 	tw, th := fit(web.width(), web.height(), ThumbMax)
 	thumb := web.shrink(tw, th, imaging.CatmullRom)
@@ -175,21 +187,21 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 	if res.Thumb, err = thumb.encode(ctx, thumbQ, opts); err != nil {
 		return Result{}, err
 	}
-	sw.lap(&sw.encode)
+	sw.encoded(res.Thumb)
 	sw2, sh2 := fit(tw, th, SmallMax)
 	small := thumb.shrink(sw2, sh2, imaging.CatmullRom)
 	sw.lap(&sw.resize)
 	if res.Small, err = small.encode(ctx, smallQ, opts); err != nil {
 		return Result{}, err
 	}
-	sw.lap(&sw.encode)
+	sw.encoded(res.Small)
 	// From the thumbnail: its shorter side is the crop's, at most 1080.
 	marker := thumb.square(MarkerSize)
 	sw.lap(&sw.resize)
 	if res.Marker, err = marker.encode(ctx, markerQ, opts); err != nil {
 		return Result{}, err
 	}
-	sw.lap(&sw.encode)
+	sw.encoded(res.Marker)
 	hw, hh := fit(tw, th, hashMax)
 	res.ThumbHash = base64.StdEncoding.EncodeToString(thumbHash(thumb.shrink(hw, hh, imaging.Box).toRGBA()))
 	sw.lap(&sw.resize)
@@ -202,8 +214,16 @@ func RenderProbed(ctx context.Context, data []byte, info Info, opts Options) (Re
 
 // stopwatch adds up the time of each stage across a render.
 type stopwatch struct {
-	last                   time.Time
-	decode, resize, encode time.Duration
+	last                         time.Time
+	decode, resize, encode, hold time.Duration
+}
+
+// encoded laps the encoding of d, less what holding it to the JPEG's SSIM
+// took, which is told apart.
+func (s *stopwatch) encoded(d Derivative) {
+	s.lap(&s.encode)
+	s.encode -= d.held
+	s.hold += d.held
 }
 
 func (s *stopwatch) lap(into *time.Duration) {
@@ -217,6 +237,9 @@ func (s *stopwatch) report(fn func(string, time.Duration)) {
 		fn("decode", s.decode)
 		fn("resize", s.resize)
 		fn("encode", s.encode)
+		if s.hold > 0 {
+			fn("ssim", s.hold)
+		}
 	}
 }
 

@@ -32,3 +32,7 @@ func encodeWebPRGBA(img *image.RGBA, s webpSettings) ([]byte, error) {
 func encodeWebPPlanes(img *image.YCbCr, s webpSettings) ([]byte, error) {
 	return encodeWebPRGBA(finish(toNRGBA(img), false), s)
 }
+
+// decodeWebPPlanes: the WebAssembly build leaves decoding to
+// golang.org/x/image/webp.
+func decodeWebPPlanes([]byte) (*image.YCbCr, bool) { return nil, false }

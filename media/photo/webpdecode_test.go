@@ -3,60 +3,10 @@ package photo
 import (
 	"bytes"
 	"image"
-	"math"
 	"testing"
 
 	xwebp "golang.org/x/image/webp"
 )
-
-// decodeWebP decodes a WebP as browsers (libwebp) show it. The x/image
-// decoder hands lossy VP8 back as the planes it stores, in an image.YCbCr,
-// whose colour model is JPEG's full range; VP8's planes are BT.601 limited
-// range (luma 16–235), so read that way every grey moves towards the middle
-// and every texture loses about 14 % of its contrast (golang/go#40173).
-// Our SSIM scored that lost contrast against WebP: on the grainy benchmark
-// photo, 0.01–0.04. Lossless WebP decodes to NRGBA and needs nothing.
-func decodeWebP(data []byte) (image.Image, error) {
-	img, err := xwebp.Decode(bytes.NewReader(data))
-	if err != nil {
-		return nil, err
-	}
-	switch m := img.(type) {
-	case *image.YCbCr:
-		return limitedToRGBA(m, nil), nil
-	case *image.NYCbCrA:
-		return limitedToRGBA(&m.YCbCr, m), nil
-	}
-	return img, nil
-}
-
-// limitedToRGBA converts BT.601 limited-range planes as libwebp's yuv.h
-// does (its fixed-point constants are these, rounded), taking each pixel's
-// chroma from the sample that covers it; libwebp's decoder interpolates
-// chroma instead, which moves no luma. With alpha, the result is the
-// non-premultiplied colours premultiplied, as image.RGBA holds them.
-func limitedToRGBA(m *image.YCbCr, alpha *image.NYCbCrA) *image.RGBA {
-	r := m.Rect
-	out := image.NewRGBA(r)
-	clip := func(v float64) uint8 { return uint8(math.Round(min(255, max(0, v)))) }
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			yy := 1.164 * (float64(m.Y[m.YOffset(x, y)]) - 16)
-			c := m.COffset(x, y)
-			cb, cr := float64(m.Cb[c])-128, float64(m.Cr[c])-128
-			px := out.Pix[out.PixOffset(x, y):][:4]
-			px[0], px[1], px[2], px[3] = clip(yy+1.596*cr), clip(yy-0.391*cb-0.813*cr), clip(yy+2.018*cb), 255
-			if alpha != nil {
-				a := uint16(alpha.A[alpha.AOffset(x, y)])
-				for i := range 3 {
-					px[i] = uint8((uint16(px[i])*a + 127) / 255)
-				}
-				px[3] = uint8(a)
-			}
-		}
-	}
-	return out
-}
 
 // A lossy WebP of black, mid grey and white decodes to them again within
 // the codec's error, where the x/image decoder's planes read as JPEG's
@@ -85,4 +35,44 @@ func TestDecodeWebPReadsLimitedRange(t *testing.T) {
 			t.Errorf("grey %d decoded as %d", want, r>>8)
 		}
 	}
+}
+
+// libwebp's planes (decodeWebPPlanes, which the render's SSIM checks read)
+// are x/image's, sample for sample, on grain at several qualities and on
+// odd sizes, whose chroma rounds up.
+func TestDecodeWebPPlanesMatchesXImage(t *testing.T) {
+	for _, size := range []image.Point{{640, 480}, {333, 101}, {1, 1}} {
+		img := grainyRGBA(size.X, size.Y)
+		for _, q := range []int{30, 86, 100} {
+			s := webpLossy
+			s.quality = q
+			data, err := encodeWebPRGBA(img, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := decodeWebPPlanes(data)
+			if !ok {
+				t.Skip("no libwebp decoder in this build")
+			}
+			want, err := xwebp.Decode(bytes.NewReader(data))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want.(*image.YCbCr)
+			cw, ch := chromaSize(w.Rect, w.SubsampleRatio)
+			if got.Rect != w.Rect || !samePlane(got.Y, got.YStride, w.Y, w.YStride, size.X, size.Y) ||
+				!samePlane(got.Cb, got.CStride, w.Cb, w.CStride, cw, ch) || !samePlane(got.Cr, got.CStride, w.Cr, w.CStride, cw, ch) {
+				t.Errorf("%v q%d: libwebp's planes differ from x/image's", size, q)
+			}
+		}
+	}
+}
+
+func samePlane(a []byte, as int, b []byte, bs int, w, h int) bool {
+	for y := range h {
+		if !bytes.Equal(a[y*as:][:w], b[y*bs:][:w]) {
+			return false
+		}
+	}
+	return true
 }
