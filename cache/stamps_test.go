@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/guidepost/guidepost/guides"
@@ -111,16 +112,11 @@ func TestAreaStampsKeptSumsFollowChanges(t *testing.T) {
 		defer a.mu.RUnlock()
 		return a.walk(r[0], r[1], r[2], r[3])
 	}
-	stop := make(chan struct{})
+	var stop atomic.Bool
 	var wg sync.WaitGroup
 	for range 2 {
 		wg.Go(func() {
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stop.Load() {
 				for _, r := range rects {
 					a.sum(r[0], r[1], r[2], r[3])
 				}
@@ -140,7 +136,7 @@ func TestAreaStampsKeptSumsFollowChanges(t *testing.T) {
 			}
 		}
 	}
-	close(stop)
+	stop.Store(true)
 	wg.Wait()
 	if got := a.sum(rects[2][0], rects[2][1], rects[2][2], rects[2][3]); got != walked(rects[2]) {
 		t.Fatalf("after a sync: %x, the tiles say %x", got, walked(rects[2]))
