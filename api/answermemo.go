@@ -1,22 +1,28 @@
 package api
 
 import (
+	"bytes"
 	"hash/maphash"
 	"sync/atomic"
 
 	"github.com/maypok86/otter/v2"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost/guides"
 )
 
-// answerMemo keeps recent anonymous list answers (nearby, viewport) by
-// their version. The guide service promises that one version is one answer
-// (the promise a 304 rests on), so a hot URL gets the bytes built for its
-// version the first time, as a 304 is answered from memory. Slots are
-// direct-mapped: a new answer replaces whatever shared its slot, so the
-// memo never holds more than memoSlots × memoMaxBody.
+// answerMemo keeps recent anonymous list answers (nearby, viewport) and
+// tiles by their version key (guides' VersionKey). The guide service
+// promises that one version is one answer (the promise a 304 rests on), so
+// a hot URL gets the bytes built for its version the first time, as a 304
+// is answered from memory; and the version is named once per key, not
+// hashed per request. Slots are direct-mapped: a new answer replaces
+// whatever shared its slot, so the memo never holds more than memoSlots ×
+// memoMaxBody (an answer over it keeps only its name).
 type answerMemo struct {
 	seed       maphash.Seed
 	slots      [memoSlots]atomic.Pointer[keptAnswer]
+	copies     bool // the bytes put are pooled: keep a copy
 	hits, kept prometheus.Counter
 }
 
@@ -26,14 +32,20 @@ const (
 )
 
 func newAnswerMemo(reg prometheus.Registerer) *answerMemo {
-	m := &answerMemo{seed: maphash.MakeSeed(),
+	m := &answerMemo{seed: maphash.MakeSeed(), copies: true,
 		hits: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_answer_memo_hits_total",
-			Help: "Anonymous list and cluster answers sent from the answers kept by version."}),
+			Help: "Anonymous list, tile and cluster answers sent from the answers kept by version."}),
 		kept: prometheus.NewCounter(prometheus.CounterOpts{Name: "guidepost_answer_memo_kept_total",
-			Help: "List and cluster answers kept by version (each may replace another in its slot)."}),
+			Help: "List, tile and cluster answers kept by version (each may replace another in its slot)."}),
 	}
 	reg.MustRegister(m.hits, m.kept)
 	return m
+}
+
+// forTiles is a memo of its own for tiles, counted with m: a tile's bytes
+// are the cache's, never changed, so it keeps them without a copy.
+func (m *answerMemo) forTiles() *answerMemo {
+	return &answerMemo{seed: maphash.MakeSeed(), hits: m.hits, kept: m.kept}
 }
 
 // clusterMemo keeps clustering answers by version, as answerMemo keeps
@@ -55,46 +67,47 @@ func (m *answerMemo) forClusters() *clusterMemo {
 	})}
 }
 
-func (m *clusterMemo) get(version string) *keptAnswer {
-	if version == "" {
-		return nil
-	}
+func (m *clusterMemo) get(key []byte) (string, *keptAnswer) {
+	version := guides.VersionOf(key)
 	a, ok := m.l1.GetIfPresent(version)
 	if ok {
 		m.hits.Inc()
 	}
-	return a
+	return version, a
 }
 
-func (m *clusterMemo) put(version string, body []byte) {
-	if version == "" {
-		return
-	}
-	m.l1.Set(version, newKeptAnswer(version, body))
+func (m *clusterMemo) put(_ []byte, version string, body []byte) {
+	m.l1.Set(version, newKeptAnswer(nil, version, body))
 	m.kept.Inc()
 }
 
-func (m *answerMemo) slot(version string) *atomic.Pointer[keptAnswer] {
-	return &m.slots[maphash.String(m.seed, version)%memoSlots]
+func (m *answerMemo) slot(key []byte) *atomic.Pointer[keptAnswer] {
+	return &m.slots[maphash.Bytes(m.seed, key)%memoSlots]
 }
 
-// get returns the answer of version, or nil; "" (no version) is never kept.
-func (m *answerMemo) get(version string) *keptAnswer {
-	if version == "" {
-		return nil
+// get names the version of key, and returns the answer kept for it (nil:
+// none).
+func (m *answerMemo) get(key []byte) (string, *keptAnswer) {
+	a := m.slot(key).Load()
+	if a == nil || !bytes.Equal(a.key, key) {
+		return guides.VersionOf(key), nil
 	}
-	if a := m.slot(version).Load(); a != nil && a.version == version {
-		m.hits.Inc()
-		return a
+	if a.body == nil {
+		return a.version, nil // named, but too large to keep
 	}
-	return nil
+	m.hits.Inc()
+	return a.version, a
 }
 
-// put keeps a copy of body as the answer of version.
-func (m *answerMemo) put(version string, body []byte) {
-	if version == "" || len(body) > memoMaxBody {
-		return
+// put keeps body as the answer of key (a copy when m copies); an answer
+// over memoMaxBody keeps only its version's name.
+func (m *answerMemo) put(key []byte, version string, body []byte) {
+	switch {
+	case len(body) > memoMaxBody:
+		body = nil
+	case m.copies || body == nil:
+		body = append([]byte{}, body...) // non-nil: an empty answer is kept too
 	}
-	m.slot(version).Store(newKeptAnswer(version, append([]byte(nil), body...))) // body is pooled
+	m.slot(key).Store(newKeptAnswer(bytes.Clone(key), version, body))
 	m.kept.Inc()
 }

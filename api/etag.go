@@ -1,14 +1,17 @@
 package api
 
 import (
+	"bytes"
 	"context"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/guides"
 )
 
 // Map reads (tiles, nearby, viewport, clusters) carry a strong ETag: the
@@ -31,29 +34,34 @@ func etag(version string) string {
 // mapRead is a validated map read (guides.NearbyRead, BBoxRead,
 // ClustersRead, TileRead).
 type mapRead[A any] interface {
-	// Version names the answer's version as the guides stand now; "" when
-	// none can be named. It reads only memory.
-	Version() string
+	// VersionKey appends what the answer's version is a hash of, as the
+	// guides stand now (guides.VersionOf names it); false when none can be
+	// named. It reads only memory.
+	VersionKey(b []byte) ([]byte, bool)
 	Answer(ctx context.Context) (A, error)
 }
 
-// versionMemo keeps answers by version (answerMemo, clusterMemo).
+// versionMemo names versions and keeps answers by version key
+// (answerMemo, clusterMemo).
 type versionMemo interface {
-	get(version string) *keptAnswer
-	put(version string, body []byte)
+	// get names key's version and returns the answer kept for it, if any.
+	get(key []byte) (version string, kept *keptAnswer)
+	put(key []byte, version string, body []byte)
 }
 
-// keptAnswer is an answer kept by its version, with its ETag header value
-// made once: a hot URL's answer costs no allocation for its headers.
+// keptAnswer is an answer kept by its version key, with its version and
+// header values made once: a hot URL's answer costs no hash and no
+// allocation for its headers.
 type keptAnswer struct {
+	key     []byte
 	version string
 	etag    []string // header values shared by every request it answers
 	length  []string
-	body    []byte
+	body    []byte // nil: only the version is kept
 }
 
-func newKeptAnswer(version string, body []byte) *keptAnswer {
-	return &keptAnswer{version: version, etag: []string{etag(version)}, length: contentLength(body), body: body}
+func newKeptAnswer(key []byte, version string, body []byte) *keptAnswer {
+	return &keptAnswer{key: key, version: version, etag: []string{etag(version)}, length: contentLength(body), body: body}
 }
 
 func contentLength(body []byte) []string { return []string{strconv.Itoa(len(body))} }
@@ -70,8 +78,8 @@ var (
 
 // mapRoute is what a map route adds to the protocol.
 type mapRoute[A any] struct {
-	// memo keeps answers by version (nil: none are); it copies what it
-	// keeps when encode's bytes are pooled (answerMemo does).
+	// memo names versions and keeps answers by version; it copies what it
+	// keeps when encode's bytes are pooled (newAnswerMemo's does).
 	memo      versionMemo
 	vary      bool     // the answer depends on the caller (listHeaders)
 	mediaType []string // the Content-Type header's value
@@ -85,8 +93,14 @@ type mapRoute[A any] struct {
 // carries the ETag (and is kept) only if the version held while it was
 // built.
 func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
-	v := r.Version()
-	if route.fromMemory(c, v) {
+	buf := keyBufs.Get().(*[guides.VersionKeyRoom]byte)
+	defer keyBufs.Put(buf)
+	key, named := r.VersionKey(buf[:0])
+	v, kept := "", (*keptAnswer)(nil)
+	if named {
+		v, kept = route.memo.get(key)
+	}
+	if route.fromMemory(c, v, kept) {
 		return
 	}
 	answer, err := r.Answer(c.Request.Context())
@@ -94,7 +108,8 @@ func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
 		fail(c, err)
 		return
 	}
-	held := v != "" && r.Version() == v // no write landed while it was built
+	now, still := r.VersionKey(nil)
+	held := named && still && bytes.Equal(key, now) // no write landed while it was built
 	h := c.Writer.Header()
 	if held {
 		h["Etag"] = []string{etag(v)}
@@ -108,29 +123,33 @@ func serveMap[A any, R mapRead[A]](c *gin.Context, r R, route mapRoute[A]) {
 	if pooled != nil {
 		defer releaseAnswer(pooled)
 	}
-	if held && route.memo != nil {
-		route.memo.put(v, body)
+	if held {
+		route.memo.put(key, v, body)
 	}
 	route.send(c, body, contentLength(body))
 }
 
+// keyBufs hold the version keys of map reads: a key passed through the
+// read's interface escapes, and a buffer per request was an allocation.
+var keyBufs = sync.Pool{New: func() any { return new([guides.VersionKeyRoom]byte) }}
+
 // fromMemory answers 304 when the request holds version v, else sends
-// the bytes kept for v, if any; false when it did neither.
-func (route mapRoute[A]) fromMemory(c *gin.Context, v string) bool {
+// the answer kept for v, if any; false when it did neither.
+func (route mapRoute[A]) fromMemory(c *gin.Context, v string, kept *keptAnswer) bool {
 	if v == "" {
 		return false
 	}
 	h := c.Writer.Header()
 	if inm := c.Request.Header["If-None-Match"]; len(inm) > 0 && matchesVersion(inm[0], v) {
-		h["Etag"] = []string{etag(v)}
+		if kept != nil {
+			h["Etag"] = kept.etag
+		} else {
+			h["Etag"] = []string{etag(v)}
+		}
 		h["Cache-Control"] = mapCacheControl(c)
 		c.Status(http.StatusNotModified)
 		return true
 	}
-	if route.memo == nil {
-		return false
-	}
-	kept := route.memo.get(v)
 	if kept == nil {
 		return false
 	}

@@ -301,7 +301,7 @@ func (q *queryParams) float(name string) *float64 {
 		return nil
 	}
 	if q.nn == len(q.nums) {
-		return &v
+		return new(v) // &v would put every v on the heap
 	}
 	q.nn++
 	q.nums[q.nn-1] = v
@@ -318,7 +318,7 @@ func (q *queryParams) int(name string) *int {
 		return nil
 	}
 	if q.ni == len(q.ints) {
-		return &v
+		return new(v)
 	}
 	q.ni++
 	q.ints[q.ni-1] = v

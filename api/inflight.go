@@ -3,8 +3,6 @@ package api
 import (
 	"context"
 	"sync"
-
-	"github.com/gin-gonic/gin"
 )
 
 // inflight counts handlers running, so shutdown can wait for the last one
@@ -16,12 +14,10 @@ type inflight struct {
 	waiters []chan struct{}
 }
 
-func (f *inflight) handler(c *gin.Context) {
+func (f *inflight) enter() {
 	f.mu.Lock()
 	f.n++
 	f.mu.Unlock()
-	defer f.leave()
-	c.Next()
 }
 
 func (f *inflight) leave() {

@@ -65,7 +65,7 @@ func (m *memoryGuides) VectorTile(context.Context, guides.VectorTileQuery) ([]by
 
 // BenchmarkMapReads: one map read through the whole router, served from
 // memory: "kept" is a hot URL (the answer kept for its version; lists of
-// 100 are too large to keep, and tiles are never kept), "304" a client
+// 100 are too large to keep, only their version's name is), "304" a client
 // holding the version, "built" an area written since the last request
 // (the answer built, named and kept).
 //

@@ -1,7 +1,6 @@
 package api
 
 import (
-	"context"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
@@ -22,17 +21,40 @@ import (
 	"github.com/guidepost/guidepost/auth"
 )
 
-// withRequestID reuses a sane X-Request-ID from the caller (a proxy or the
+// front is the first step of every request, the work each needs once:
+// counted while its handler runs (inflight), an id (setRequestID), the
+// logger fail reaches (logKey), its duration (httpMetrics) and its access
+// line (logAccess). One step, not five: each step is a frame and a defer
+// in gin's walk, paid by every hot answer. recoverPanics stays the last
+// step, so a panic never unwinds past the metrics and the access line.
+func (s *Server) front(metrics *httpMetrics) gin.HandlerFunc {
+	log := s.deps.Log
+	return func(c *gin.Context) {
+		s.handlers.enter()
+		defer s.handlers.leave()
+		start := time.Now()
+		setRequestID(c)
+		c.Set(logKey, log)
+		c.Next()
+		took := time.Since(start)
+		metrics.observe(c, took)
+		logAccess(log, c, took)
+	}
+}
+
+// setRequestID reuses a sane X-Request-ID from the caller (a proxy or the
 // app) so one id follows a request across systems, else makes one. The id
 // rides in the request's context, so services' log lines carry it too.
-func withRequestID(c *gin.Context) {
-	id := c.GetHeader("X-Request-ID")
+func setRequestID(c *gin.Context) {
+	var id string
+	if v := c.Request.Header["X-Request-Id"]; len(v) > 0 { // canonical: Get would canonicalise it again
+		id = v[0]
+	}
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
 	c.Request = c.Request.WithContext(guidepost.WithRequestID(c.Request.Context(), id))
 	c.Writer.Header()["X-Request-Id"] = []string{id} // canonical already: Set would copy the key
-	c.Next()
 }
 
 // newRequestID is 96 random bits in hex. An id needs to be unique, not
@@ -61,16 +83,9 @@ func validRequestID(id string) bool {
 
 func requestID(c *gin.Context) string { return guidepost.RequestID(c.Request.Context()) }
 
+// logKey is where front puts the API's logger for fail, which every
+// handler calls without a *Server.
 const logKey = "log"
-
-// withLog makes the API's logger reachable from fail, which every handler
-// calls without a *Server.
-func withLog(log *slog.Logger) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		c.Set(logKey, log)
-		c.Next()
-	}
-}
 
 func logger(c *gin.Context) *slog.Logger {
 	if v, ok := c.Get(logKey); ok {
@@ -93,29 +108,25 @@ func recoverPanics(c *gin.Context) {
 	c.Next()
 }
 
-// accessLog writes one structured line per request; log's handler adds the
-// request id from the context.
-func accessLog(log *slog.Logger) gin.HandlerFunc {
-	return func(c *gin.Context) {
-		start := time.Now()
-		c.Next()
-		level := slog.LevelInfo
-		if c.Writer.Status() >= 500 {
-			level = slog.LevelWarn
-		}
-		if !log.Enabled(c.Request.Context(), level) {
-			return // before its attributes cost anything
-		}
-		log.LogAttrs(c.Request.Context(), level, "request",
-			slog.String("method", c.Request.Method),
-			slog.String("route", c.FullPath()),
-			slog.String("path", c.Request.URL.Path),
-			slog.Int("status", c.Writer.Status()),
-			slog.Int("bytes", c.Writer.Size()),
-			slog.Duration("took", time.Since(start)),
-			slog.String("user_id", auth.UserID(c.Request.Context())),
-		)
+// logAccess writes one structured line per request; log's handler adds
+// the request id from the context.
+func logAccess(log *slog.Logger, c *gin.Context, took time.Duration) {
+	level := slog.LevelInfo
+	if c.Writer.Status() >= 500 {
+		level = slog.LevelWarn
 	}
+	if !log.Enabled(c.Request.Context(), level) {
+		return // before its attributes cost anything
+	}
+	log.LogAttrs(c.Request.Context(), level, "request",
+		slog.String("method", c.Request.Method),
+		slog.String("route", c.FullPath()),
+		slog.String("path", c.Request.URL.Path),
+		slog.Int("status", c.Writer.Status()),
+		slog.Int("bytes", c.Writer.Size()),
+		slog.Duration("took", took),
+		slog.String("user_id", auth.UserID(c.Request.Context())),
+	)
 }
 
 // httpMetrics records request durations labelled by route template, never
@@ -144,9 +155,7 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 	return m
 }
 
-func (m *httpMetrics) handler(c *gin.Context) {
-	start := time.Now()
-	c.Next()
+func (m *httpMetrics) observe(c *gin.Context, took time.Duration) {
 	route := c.FullPath()
 	if route == "" {
 		route = "unmatched"
@@ -156,7 +165,7 @@ func (m *httpMetrics) handler(c *gin.Context) {
 	if !ok {
 		o, _ = m.observers.LoadOrStore(k, m.duration.WithLabelValues(k.method, k.route, strconv.Itoa(k.status)))
 	}
-	o.(prometheus.Observer).Observe(time.Since(start).Seconds())
+	o.(prometheus.Observer).Observe(took.Seconds())
 }
 
 // methodLabel keeps the method label bounded: any client can send any
@@ -223,8 +232,8 @@ func (s *Server) deadline(c *gin.Context) {
 	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
 		d += uploadBodyTime
 	}
-	ctx, cancel := context.WithTimeout(c.Request.Context(), d)
-	defer cancel()
+	ctx := withLazyDeadline(c.Request.Context(), time.Now().Add(d))
+	defer ctx.stop()
 	c.Request = c.Request.WithContext(ctx)
 	c.Next()
 }

@@ -137,6 +137,7 @@ type Server struct {
 	uploads  *uploadGate
 	bodies   *bodyGate
 	answers  *answerMemo
+	tiles    *answerMemo
 	clusters *clusterMemo
 
 	streamEnd  streamEnd
@@ -154,7 +155,7 @@ func New(deps Deps, cfg Config) *Server {
 	s.uploads = newUploadGate(cfg.Uploads, deps.Registry)
 	s.bodies = newBodyGate(cfg.Bodies, deps.Registry)
 	s.answers = newAnswerMemo(deps.Registry)
-	s.clusters = s.answers.forClusters()
+	s.tiles, s.clusters = s.answers.forTiles(), s.answers.forClusters()
 	s.streamEnd.c, s.eventsSent = make(chan struct{}), newEventMetrics(deps.Registry)
 	metrics := newHTTPMetrics(deps.Registry)
 	e := s.engine
@@ -165,7 +166,7 @@ func New(deps Deps, cfg Config) *Server {
 		e.SetTrustedProxies(nil)
 	}
 	e.HandleMethodNotAllowed = true
-	e.Use(s.handlers.handler, withRequestID, withLog(deps.Log), metrics.handler, accessLog(deps.Log), s.cors, compressAnswers, recoverPanics)
+	e.Use(s.front(metrics), s.cors, compressAnswers, recoverPanics)
 	e.NoRoute(func(c *gin.Context) {
 		fail(c, guidepost.Errorf(guidepost.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})

@@ -39,7 +39,7 @@ func (s *Server) vectorTile(c *gin.Context) {
 		fail(c, err)
 		return
 	}
-	serveMap(c, r, mapRoute[[]byte]{mediaType: mvtTypes, encode: encodeTile})
+	serveMap(c, r, mapRoute[[]byte]{memo: s.tiles, mediaType: mvtTypes, encode: encodeTile})
 }
 
 func encodeTile(tile []byte) ([]byte, *[]byte, error) { return tile, nil, nil }

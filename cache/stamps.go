@@ -3,6 +3,7 @@ package cache
 import (
 	"hash/fnv"
 	"sync"
+	"sync/atomic"
 
 	"github.com/guidepost/guidepost/guides"
 )
@@ -20,6 +21,22 @@ type areaStamps struct {
 	tiles  map[int64]tileStamp
 	blocks [stampTop + 1]map[blockKey]uint64 // level k sums 2^k × 2^k tiles; level 0 is tiles
 	liked  map[string]likedGuide
+
+	// gen counts the changes (set); recent keeps the last sums asked,
+	// each with the gen it was read at, so a hot map read's stamp is a
+	// load and a compare while nothing changes, not a walk of the
+	// blocks under the lock (a nearby circle's walk cost more than the
+	// rest of its kept answer's handler).
+	gen    atomic.Uint64
+	recent [recentSums]atomic.Pointer[recentSum]
+}
+
+const recentSums = 256
+
+type recentSum struct {
+	rect [4]int64
+	gen  uint64
+	sum  uint64
 }
 
 // stampTop is the largest block level: 2^14 tiles (163.84°) on a side, so
@@ -73,6 +90,7 @@ func likeHash(id string, count int64) uint64 {
 // set replaces a tile's stamp and carries the difference up the blocks.
 // Callers hold mu.
 func (a *areaStamps) set(tile int64, ts tileStamp) {
+	a.gen.Add(1) // under mu: no sum is read at the old gen from now on
 	delta := ts.value(tile) - a.tiles[tile].value(tile)
 	a.tiles[tile] = ts
 	row, col := guides.TileRowCol(tile)
@@ -107,6 +125,7 @@ func (a *areaStamps) replace(all map[int64]guides.TileState) {
 			tiles[tile] = t
 		}
 	}
+	a.gen.Add(1) // even when no tile is set again: every sum is read anew
 	a.tiles = map[int64]tileStamp{}
 	for k := 1; k <= stampTop; k++ {
 		a.blocks[k] = map[blockKey]uint64{}
@@ -142,10 +161,23 @@ func (a *areaStamps) likes(counts map[string]int64, tiles map[string]int64) {
 	}
 }
 
-// sum is the stamp of tile rows r0..r1 and columns c0..c1.
+// sum is the stamp of tile rows r0..r1 and columns c0..c1: the one read
+// at the current gen if it is kept, else walked now and kept.
 func (a *areaStamps) sum(r0, r1, c0, c1 int64) uint64 {
+	rect := [4]int64{r0, r1, c0, c1}
+	slot := &a.recent[mix64(uint64(r0)^mix64(uint64(r1)^mix64(uint64(c0)^mix64(uint64(c1)))))%recentSums]
+	if r := slot.Load(); r != nil && r.rect == rect && r.gen == a.gen.Load() {
+		return r.sum
+	}
 	a.mu.RLock()
-	defer a.mu.RUnlock()
+	gen, sum := a.gen.Load(), a.walk(r0, r1, c0, c1)
+	a.mu.RUnlock()
+	slot.Store(&recentSum{rect: rect, gen: gen, sum: sum})
+	return sum
+}
+
+// walk sums the stamps over the blocks; callers hold mu.
+func (a *areaStamps) walk(r0, r1, c0, c1 int64) uint64 {
 	var s uint64
 	for br := r0 >> stampTop; br <= r1>>stampTop; br++ {
 		for bc := c0 >> stampTop; bc <= c1>>stampTop; bc++ {

@@ -3,6 +3,8 @@ package cache
 import (
 	"math/rand/v2"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/guidepost/guidepost/guides"
@@ -94,5 +96,58 @@ func TestAreaStampsSumTheirTiles(t *testing.T) {
 	a.replace(now)
 	if a.sum(0, 18000, 0, 36000) != whole {
 		t.Fatal("a sync with the same versions changed the stamps")
+	}
+}
+
+// A kept sum is never answered after a change to the stamps: with readers
+// asking the same rectangles all along, each change is seen by the next
+// sum, and so is a sync, also one that sets no tile.
+func TestAreaStampsKeptSumsFollowChanges(t *testing.T) {
+	row0, col0 := guides.TileRow(37), guides.TileCol(126)
+	a := newAreaStamps()
+	a.replace(map[int64]guides.TileState{guides.TileID(row0, col0): {Version: 1}})
+	rects := [][4]int64{{row0 - 5, row0 + 5, col0 - 5, col0 + 5}, {row0, row0, col0, col0}, {row0 - 300, row0 + 300, col0 - 300, col0 + 300}}
+	walked := func(r [4]int64) uint64 {
+		a.mu.RLock()
+		defer a.mu.RUnlock()
+		return a.walk(r[0], r[1], r[2], r[3])
+	}
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Go(func() {
+			for !stop.Load() {
+				for _, r := range rects {
+					a.sum(r[0], r[1], r[2], r[3])
+				}
+			}
+		})
+	}
+	for i := range 500 {
+		tile := guides.TileID(row0+int64(i%7)-3, col0+int64(i%5)-2)
+		if i%2 == 0 {
+			a.version(tile, int64(i+2))
+		} else {
+			a.likes(map[string]int64{"g": int64(i)}, map[string]int64{"g": tile})
+		}
+		for _, r := range rects {
+			if got, want := a.sum(r[0], r[1], r[2], r[3]), walked(r); got != want {
+				t.Fatalf("change %d, rows %d..%d cols %d..%d: %x, the tiles say %x", i, r[0], r[1], r[2], r[3], got, want)
+			}
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if got := a.sum(rects[2][0], rects[2][1], rects[2][2], rects[2][3]); got != walked(rects[2]) {
+		t.Fatalf("after a sync: %x, the tiles say %x", got, walked(rects[2]))
+	}
+	a = newAreaStamps()
+	a.replace(map[int64]guides.TileState{guides.TileID(row0, col0): {Version: 1}})
+	if a.sum(row0, row0, col0, col0) == 0 {
+		t.Fatal("a tile with a version sums to 0")
+	}
+	a.replace(map[int64]guides.TileState{})
+	if got := a.sum(row0, row0, col0, col0); got != 0 {
+		t.Fatalf("after a sync that emptied the grid: %x, want 0", got)
 	}
 }

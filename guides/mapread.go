@@ -52,7 +52,7 @@ func (r NearbyRead) Answer(ctx context.Context) (NearbyPage, error) {
 	if len(items) > limit {
 		page.Items, page.Truncated = items[:limit], true
 		last := items[limit-1]
-		page.NextCursor = s.cursor.encode(r.fp, cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
+		page.NextCursor = s.cursor.encode(fingerprintOf(r.fp, r.q), cursorAt{Position: Position{DistanceM: last.DistanceM, ID: last.ID},
 			Depth: r.depth + limit, Issued: now.Truncate(cursorIssueWindow)})
 	}
 	if err := s.finish(ctx, r.viewer, page.Items); err != nil {
@@ -102,7 +102,7 @@ func (r BBoxRead) Answer(ctx context.Context) (BBoxPage, error) {
 	}
 	page := BBoxPage{Items: items, Truncated: truncated}
 	if truncated && len(items) > 0 {
-		page.NextCursor = s.cursor.encode(r.fp, cursorAt{Position: Position{ID: items[len(items)-1].ID},
+		page.NextCursor = s.cursor.encode(fingerprintOf(r.fp, r.q), cursorAt{Position: Position{ID: items[len(items)-1].ID},
 			Depth: r.depth + len(items), Issued: now.Truncate(cursorIssueWindow)})
 	}
 	if err := s.finish(ctx, r.viewer, page.Items); err != nil {
@@ -179,4 +179,13 @@ func (s *Service) VectorTile(ctx context.Context, p VectorTileParams) ([]byte, e
 // Answer encodes the tile: nil when it holds no guide.
 func (r TileRead) Answer(ctx context.Context) ([]byte, error) {
 	return r.s.store.VectorTile(ctx, r.q)
+}
+
+// fingerprintOf is fp, the fingerprint the read's cursor was checked
+// with, or q's made now when the read came without one.
+func fingerprintOf(fp []byte, q interface{ fingerprint() []byte }) []byte {
+	if fp != nil {
+		return fp
+	}
+	return q.fingerprint()
 }

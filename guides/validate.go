@@ -381,8 +381,19 @@ func QueryTerms(q string) int {
 	return n
 }
 
+func (q NearbyQuery) fingerprint() []byte {
+	return fingerprint([]float64{q.Lat, q.Lng, q.RadiusM}, q.Tag, q.Text)
+}
+
+func (q BBoxQuery) fingerprint() []byte {
+	b := q.BBox
+	return fingerprint([]float64{b.MinLng, b.MinLat, b.MaxLng, b.MaxLat}, q.Tag, "bbox", q.Text)
+}
+
 // nearbyQuery validates p; the cursor is checked against the query it must
-// belong to, and its depth returned (0 without one).
+// belong to, and its depth returned (0 without one). The fingerprint is
+// returned with a cursor only: a first page (the usual read) needs one
+// only when its answer is built and issues a next cursor (fingerprintOf).
 func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []byte, int, error) {
 	var f guidepost.Fields
 	checkLat(&f, "lat", p.Lat)
@@ -401,10 +412,10 @@ func (p NearbyParams) query(signer cursorSigner, now time.Time) (NearbyQuery, []
 		return NearbyQuery{}, nil, 0, err
 	}
 	q := NearbyQuery{Lat: *p.Lat, Lng: *p.Lng, RadiusM: radius, Limit: limit, Tag: tag, Text: text}
-	fp := fingerprint([]float64{q.Lat, q.Lng, q.RadiusM}, q.Tag, q.Text)
 	if p.Cursor == "" {
-		return q, fp, 0, nil
+		return q, nil, 0, nil // the answer makes the fingerprint if it issues a cursor
 	}
+	fp := q.fingerprint()
 	at, bad := signer.decode(p.Cursor, fp, now, "lat, lng, radius_m, tag and q")
 	if bad.Code != "" {
 		return NearbyQuery{}, nil, 0, guidepost.Invalid(bad)
@@ -427,11 +438,10 @@ func (p BBoxParams) query(signer cursorSigner, now time.Time) (BBoxQuery, []byte
 		return BBoxQuery{}, nil, 0, err
 	}
 	q := BBoxQuery{BBox: *p.BBox, Limit: limit, Tag: tag, Text: text}
-	b := q.BBox
-	fp := fingerprint([]float64{b.MinLng, b.MinLat, b.MaxLng, b.MaxLat}, q.Tag, "bbox", q.Text)
 	if p.Cursor == "" {
-		return q, fp, 0, nil
+		return q, nil, 0, nil // as NearbyParams.query's
 	}
+	fp := q.fingerprint()
 	at, bad := signer.decode(p.Cursor, fp, now, "bbox, tag and q")
 	if bad.Code != "" {
 		return BBoxQuery{}, nil, 0, guidepost.Invalid(bad)

@@ -31,50 +31,81 @@ type Stamps interface {
 // and no tile version follows one person's likes. A clustering asked by
 // a blocker is named by whom they block, as its counts leave them out.
 
-// Version names the version of r's answer as the stamps stand now.
-func (r NearbyRead) Version() string {
+// VersionKey appends to b what the version of r's answer is a hash of, as
+// the stamps stand now; false when none can be named. Two equal keys are
+// the same version: a caller that kept the version of a key (VersionOf)
+// needs no hash to name it again.
+func (r NearbyRead) VersionKey(b []byte) ([]byte, bool) {
 	q := r.q
 	if r.viewer != "" {
-		return ""
+		return b, false
 	}
 	after := ""
 	if q.After != nil {
 		after = strconv.FormatFloat(q.After.DistanceM, 'g', -1, 64) + "/" + q.After.ID
 	}
-	return r.s.version(circleTiles(q.Lat, q.Lng, q.RadiusM), true, "nearby", q.Lat, q.Lng, q.RadiusM, q.Limit, q.Tag, q.Text, after)
+	return r.s.versionKey(b, circleTiles(q.Lat, q.Lng, q.RadiusM), true, "nearby", q.Lat, q.Lng, q.RadiusM, q.Limit, q.Tag, q.Text, after)
 }
 
-// Version names the version of r's answer as the stamps stand now.
-func (r BBoxRead) Version() string {
+// VersionKey is NearbyRead.VersionKey's for a viewport.
+func (r BBoxRead) VersionKey(b []byte) ([]byte, bool) {
 	q := r.q
 	if r.viewer != "" {
-		return ""
+		return b, false
 	}
-	b := q.BBox
-	area := [4]int64{TileRow(b.MinLat), TileRow(b.MaxLat), TileCol(b.MinLng), TileCol(b.MaxLng)}
-	return r.s.version(area, true, "bbox", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Limit, q.Tag, q.Text, q.Before)
+	bb := q.BBox
+	area := [4]int64{TileRow(bb.MinLat), TileRow(bb.MaxLat), TileCol(bb.MinLng), TileCol(bb.MaxLng)}
+	return r.s.versionKey(b, area, true, "bbox", bb.MinLng, bb.MinLat, bb.MaxLng, bb.MaxLat, q.Limit, q.Tag, q.Text, q.Before)
 }
 
-// Version names the version of r's answer as the stamps and the viewer's
-// blocks stand now.
-func (r ClustersRead) Version() string {
+// VersionKey is NearbyRead.VersionKey's for a clustering, which the
+// viewer's blocks are part of.
+func (r ClustersRead) VersionKey(b []byte) ([]byte, bool) {
 	q := r.q
 	viewer, ok := r.s.viewerVersion(r.viewer)
 	if !ok {
-		return ""
+		return b, false
 	}
-	b := q.BBox
-	parts := []any{"clusters", b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, q.Zoom, q.Tag}
+	bb := q.BBox
+	parts := []any{"clusters", bb.MinLng, bb.MinLat, bb.MaxLng, bb.MaxLat, q.Zoom, q.Tag}
 	if viewer != "" {
 		parts = append(parts, viewer)
 	}
-	return r.s.version(clusterTiles(q), false, parts...)
+	return r.s.versionKey(b, clusterTiles(q), false, parts...)
 }
 
-// Version names the version of r's tile as the stamps stand now.
-func (r TileRead) Version() string {
+// VersionKey is NearbyRead.VersionKey's for a tile.
+func (r TileRead) VersionKey(b []byte) ([]byte, bool) {
 	q := r.q
-	return r.s.version(clusterTiles(q.Clusters()), false, "tile", q.Z, q.X, q.Y, q.Tag)
+	return r.s.versionKey(b, clusterTiles(q.Clusters()), false, "tile", q.Z, q.X, q.Y, q.Tag)
+}
+
+// Version names the version of r's answer as the stamps stand now; ""
+// when none can be named.
+func (r NearbyRead) Version() string { return versionOf(r.VersionKey(nil)) }
+
+// Version names the version of r's answer as the stamps stand now.
+func (r BBoxRead) Version() string { return versionOf(r.VersionKey(nil)) }
+
+// Version names the version of r's answer as the stamps and the viewer's
+// blocks stand now.
+func (r ClustersRead) Version() string { return versionOf(r.VersionKey(nil)) }
+
+// Version names the version of r's tile as the stamps stand now.
+func (r TileRead) Version() string { return versionOf(r.VersionKey(nil)) }
+
+func versionOf(key []byte, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return VersionOf(key)
+}
+
+// VersionOf names the version a VersionKey stands for: the same on every
+// process that follows the same database.
+func VersionOf(key []byte) string {
+	sum := sha256.Sum256(key)
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
 func clusterTiles(q ClusterQuery) [4]int64 {
@@ -88,15 +119,18 @@ func clusterTiles(q ClusterQuery) [4]int64 {
 // carry width, height, urls.marker and urls.formats).
 const answerFormat = "3"
 
-func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
+// VersionKeyRoom is room enough for a key without a text query, so a
+// caller's stack buffer of it spares the allocation.
+const VersionKeyRoom = 192
+
+func (s *Service) versionKey(b []byte, area [4]int64, lists bool, parts ...any) ([]byte, bool) {
 	if s.stamps == nil {
-		return ""
+		return b, false
 	}
 	stamp, ok := s.stamps.AreaStamp(area[0], area[1], area[2], area[3])
 	if !ok {
-		return ""
+		return b, false
 	}
-	b := make([]byte, 0, 128)
 	b = append(b, answerFormat...)
 	b = binary.BigEndian.AppendUint64(b, stamp)
 	if lists {
@@ -119,8 +153,7 @@ func (s *Service) version(area [4]int64, lists bool, parts ...any) string {
 			panic("guides: version of an unexpected part")
 		}
 	}
-	sum := sha256.Sum256(b)
-	return base64.RawURLEncoding.EncodeToString(sum[:16])
+	return b, true
 }
 
 // circleTiles is a rectangle of tiles holding every point within radius

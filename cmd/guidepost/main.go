@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/config"
@@ -60,7 +61,13 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 	if err != nil {
 		return err
 	}
-	log := newLogger(cfg, stdout)
+	out := stdout
+	if longRunning[args[0]] {
+		lines := guidepost.NewLogWriter(stdout, logFlushEvery, logBuffer)
+		defer lines.Close() // before run returns: main may exit next
+		out = lines
+	}
+	log := newLogger(cfg, out)
 	switch args[0] {
 	case "serve":
 		return openAndRun(ctx, cfg, log, (*app).runAPI)
@@ -82,6 +89,18 @@ func run(ctx context.Context, args []string, stdout io.Writer, getenv func(strin
 		return fmt.Errorf("unknown command %q", args[0])
 	}
 }
+
+// longRunning commands log through a LogWriter: the API logs a line per
+// request, and a write per line cost a hot answer as much as building the
+// line. One-shot commands write theirs at once, between their own output.
+var longRunning = map[string]bool{"serve": true, "worker": true, "dev": true}
+
+// A line waits at most logFlushEvery (a variable for a test that needs
+// the lines held until run returns); logBuffer bytes of lines go out at
+// once (a few hundred access lines).
+var logFlushEvery = 100 * time.Millisecond
+
+const logBuffer = 64 << 10
 
 // developmentByDefault makes `guidepost dev`, a local command, run as
 // GUIDEPOST_ENV=development unless the environment says otherwise.

@@ -59,6 +59,11 @@ func TestDevStartsAndStopsEverything(t *testing.T) {
 		"LOG_FORMAT": "json", "SHUTDOWN_TIMEOUT": "5s",
 	}
 	logs := &testkit.SyncBuffer{}
+	// Lines are held until run returns, so the ones checked below reach
+	// the output only if run flushes them as it stops.
+	every := logFlushEvery
+	logFlushEvery = time.Hour
+	defer func() { logFlushEvery = every }()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := make(chan error, 1)
@@ -75,8 +80,10 @@ func TestDevStartsAndStopsEverything(t *testing.T) {
 	resp.Body.Close()
 
 	cancel()
+	var atReturn string // the lines logged until run returned: buffered ones too
 	select {
 	case err := <-done:
+		atReturn = logs.String()
 		if err != nil {
 			t.Fatalf("dev: %v\n%s", err, logs)
 		}
@@ -92,7 +99,7 @@ func TestDevStartsAndStopsEverything(t *testing.T) {
 		ln.Close()
 	}
 	var sawRequest, sawStopped bool
-	for _, line := range strings.Split(logs.String(), "\n") {
+	for _, line := range strings.Split(atReturn, "\n") {
 		var rec map[string]any
 		if json.Unmarshal([]byte(line), &rec) != nil {
 			continue
@@ -101,7 +108,7 @@ func TestDevStartsAndStopsEverything(t *testing.T) {
 		sawStopped = sawStopped || rec["msg"] == "stopped"
 	}
 	if !sawRequest || !sawStopped {
-		t.Errorf("access line with the request id: %v, API stopped: %v\n%s", sawRequest, sawStopped, logs)
+		t.Errorf("when run returned: access line with the request id: %v, API stopped: %v\n%s", sawRequest, sawStopped, atReturn)
 	}
 }
 
