@@ -92,12 +92,21 @@ func (h *slotHold) release() {
 
 // releaseSlot gives the request's slot back before the handler returns,
 // for a handler about to wait on work that costs this process no CPU (a
-// like waiting for its group commit): the slot serves another request
-// meanwhile, as if this one had left the queue.
+// like waiting for its rate limit and its group commit: see freeSlot):
+// the slot serves another request meanwhile, as if this one had left the
+// queue.
 func releaseSlot(c *gin.Context) {
 	if v, ok := c.Get(slotKey); ok {
 		v.(*slotHold).release()
 	}
+}
+
+// freeSlot gives the request's slot back before the handlers after it:
+// a route's way of saying that its remaining work waits on Redis and
+// PostgreSQL, not on this process's CPU.
+func freeSlot(c *gin.Context) {
+	releaseSlot(c)
+	c.Next()
 }
 
 // queue waits for a slot; false when the request was answered instead.

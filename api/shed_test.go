@@ -1,14 +1,21 @@
 package api
 
 import (
+	"context"
 	"log/slog"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/uuid"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
+	"github.com/guidepost/guidepost/guides"
 )
 
 func TestShedderAnswers503WhenFull(t *testing.T) {
@@ -148,5 +155,57 @@ func TestShedderSlotGivenBackServesTheNext(t *testing.T) {
 	}
 	if n := len(s.shed.slots); n != 0 {
 		t.Fatalf("%d slots still held", n)
+	}
+}
+
+// slowLimiter stands for a rate limiter whose store is slow to answer:
+// Take waits for release, after saying it was entered.
+type slowLimiter struct{ entered, release chan struct{} }
+
+func (l slowLimiter) Take(context.Context, string, guidepost.Rate, int) guidepost.RateResult {
+	close(l.entered)
+	<-l.release
+	return guidepost.RateResult{Allowed: true, Remaining: 1}
+}
+
+// instantLikes answers likes at once.
+type instantLikes struct{ GuideService }
+
+func (instantLikes) Like(context.Context, string, guides.Liker) (guides.LikeState, error) {
+	return guides.LikeState{Liked: true, LikeCount: 1}, nil
+}
+
+// A like waiting on its rate limit's Redis call holds no slot: with one
+// slot, the next request is served meanwhile instead of being shed.
+func TestALikesRateLimitHoldsNoSlot(t *testing.T) {
+	clock := guidepost.SystemClock{}
+	tokens := auth.NewTokens(strings.Repeat("k", 32), time.Hour, clock)
+	lim := slowLimiter{entered: make(chan struct{}), release: make(chan struct{})}
+	s := New(Deps{Log: slog.New(slog.DiscardHandler), Registry: prometheus.NewRegistry(), Clock: clock,
+		Auth: auth.New(auth.Deps{Tokens: tokens, Clock: clock}, auth.Config{}), Guides: instantLikes{}, Limiter: lim},
+		Config{MaxInflight: 1, QueueWait: 50 * time.Millisecond, Rates: Rates{Like: guidepost.Rate{Name: "like", Count: 10, Period: time.Minute}}})
+	token, err := tokens.Issue(uuid.NewString(), uuid.NewString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	like := httptest.NewRequest("PUT", "/v1/guides/"+uuid.NewString()+"/like", nil)
+	like.Header.Set("Authorization", "Bearer "+token)
+	liked := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() { defer close(done); s.Handler().ServeHTTP(liked, like) }()
+	select {
+	case <-lim.entered:
+	case <-done:
+		t.Fatalf("the like was answered %d before its rate limit: %s", liked.Code, liked.Body)
+	}
+	next := httptest.NewRecorder()
+	s.Handler().ServeHTTP(next, httptest.NewRequest("GET", "/v1/about", nil))
+	close(lim.release)
+	<-done
+	if next.Code != 200 || liked.Code != 200 {
+		t.Errorf("next request %d, like %d; want both 200", next.Code, liked.Code)
+	}
+	if n := len(s.shed.slots); n != 0 {
+		t.Errorf("%d slots still held", n)
 	}
 }

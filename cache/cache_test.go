@@ -346,7 +346,7 @@ func TestWritesAreSeenByAnotherProcessAtOnce(t *testing.T) {
 	// Like counts are not versioned: lists catch up within LikePoll.
 	liker := uuid.Must(uuid.NewV7()).String()
 	gsql.NewUsers(db).CreateUser(ctx, auth.User{ID: liker, DisplayName: "l", Guest: true, CreatedAt: time.Now()})
-	if _, err := svc.Like(ctx, g.ID, liker); err != nil {
+	if _, err := svc.Like(ctx, g.ID, guides.Liker{UserID: liker}); err != nil {
 		t.Fatal(err)
 	}
 	took = waitUntil(t, opt.LikePoll+time.Second, "like count in the other process's list", func() bool {

@@ -72,6 +72,17 @@ type Cover struct {
 	Variants  []media.Variant // nil when rendered before variants
 }
 
+// Liker is who likes or unlikes. SessionID, when set, is the session the
+// request came with, not yet checked live: the store checks it in the
+// statement that writes the like and refuses (EUNAUTHORIZED) one revoked,
+// expired or of a deleted account, writing nothing. A like then costs one
+// round trip to PostgreSQL, its group commit, instead of a session check
+// and then the commit (see api's authenticate).
+type Liker struct {
+	UserID    string
+	SessionID string
+}
+
 // LikeState is the answer to a like or an unlike.
 type LikeState struct {
 	Liked     bool
@@ -208,8 +219,9 @@ type Store interface {
 	// refuses, with ErrBlockedLike, a user the guide's author blocks: in
 	// the statement that writes the like, so a storm of likes from users
 	// this process has not seen costs no read apiece before its commit.
-	Like(ctx context.Context, guideID, userID string, at time.Time) (LikeState, error)
-	Unlike(ctx context.Context, guideID, userID string) (LikeState, error)
+	// at is now: the like's time, and the time by's session must outlive.
+	Like(ctx context.Context, guideID string, by Liker, at time.Time) (LikeState, error)
+	Unlike(ctx context.Context, guideID string, by Liker, at time.Time) (LikeState, error)
 	Nearby(ctx context.Context, q NearbyQuery) ([]Item, error)
 	InBBox(ctx context.Context, q BBoxQuery) (items []Item, truncated bool, err error)
 	// ByAuthor answers MineQuery; it may read more than Limit.

@@ -198,15 +198,16 @@ func (s *Service) Delete(ctx context.Context, id, userID string) error {
 	})
 }
 
-// Like records userID's like; a repeat is a success that changes nothing.
-// The store refuses a user the author blocks (ErrBlockedLike).
-func (s *Service) Like(ctx context.Context, id, userID string) (LikeState, error) {
-	return s.store.Like(ctx, id, userID, s.now())
+// Like records by's like; a repeat is a success that changes nothing.
+// The store refuses a user the author blocks (ErrBlockedLike), and by's
+// session when it is set and no longer live.
+func (s *Service) Like(ctx context.Context, id string, by Liker) (LikeState, error) {
+	return s.store.Like(ctx, id, by, s.now())
 }
 
-// Unlike removes userID's like; unliking twice is a success.
-func (s *Service) Unlike(ctx context.Context, id, userID string) (LikeState, error) {
-	return s.store.Unlike(ctx, id, userID)
+// Unlike removes by's like; unliking twice is a success.
+func (s *Service) Unlike(ctx context.Context, id string, by Liker) (LikeState, error) {
+	return s.store.Unlike(ctx, id, by, s.now())
 }
 
 // MinePage is a page of the caller's own guides.

@@ -44,11 +44,11 @@ func (f *fakeStore) DeleteGuide(_ context.Context, _ string, allow func(guides.D
 	f.writes++
 	return nil
 }
-func (f *fakeStore) Like(context.Context, string, string, time.Time) (guides.LikeState, error) {
+func (f *fakeStore) Like(context.Context, string, guides.Liker, time.Time) (guides.LikeState, error) {
 	f.writes++
 	return guides.LikeState{Liked: true, LikeCount: 1}, nil
 }
-func (f *fakeStore) Unlike(context.Context, string, string) (guides.LikeState, error) {
+func (f *fakeStore) Unlike(context.Context, string, guides.Liker, time.Time) (guides.LikeState, error) {
 	f.writes++
 	return guides.LikeState{}, nil
 }

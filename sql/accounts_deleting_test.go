@@ -32,7 +32,7 @@ func TestNothingIsAddedToAnAccountMarkedDeleted(t *testing.T) {
 	if err := gsql.NewAccounts(db).MarkDeleted(ctx, leaving, t0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := g.Like(ctx, guide, leaving, t0); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
+	if _, err := g.Like(ctx, guide, guides.Liker{UserID: leaving}, t0); guidepost.ErrorCode(err) != guidepost.EUNAUTHORIZED {
 		t.Fatalf("a like by a deleted account: %v", err)
 	}
 	batched := gsql.NewGuides(db)
@@ -40,8 +40,8 @@ func TestNothingIsAddedToAnAccountMarkedDeleted(t *testing.T) {
 	var wg sync.WaitGroup
 	var errLeaving, errStaying error
 	var st guides.LikeState
-	wg.Go(func() { _, errLeaving = batched.Like(ctx, guide, leaving, t0) })
-	wg.Go(func() { st, errStaying = batched.Like(ctx, guide, staying, t0) })
+	wg.Go(func() { _, errLeaving = batched.Like(ctx, guide, guides.Liker{UserID: leaving}, t0) })
+	wg.Go(func() { st, errStaying = batched.Like(ctx, guide, guides.Liker{UserID: staying}, t0) })
 	wg.Wait()
 	if guidepost.ErrorCode(errLeaving) != guidepost.EUNAUTHORIZED || errStaying != nil || st.LikeCount != 1 {
 		t.Fatalf("batched: deleted account %v; another %+v %v", errLeaving, st, errStaying)
@@ -84,7 +84,7 @@ func TestLikeRacingTheAccountsDeletionLeavesCountsExact(t *testing.T) {
 	}
 	var likeErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { _, likeErr = g.Like(ctx, guide, leaving, t0) })
+	wg.Go(func() { _, likeErr = g.Like(ctx, guide, guides.Liker{UserID: leaving}, t0) })
 	time.Sleep(200 * time.Millisecond) // let the like reach the lock (it is refused either way)
 	if err := tx.Commit(ctx); err != nil {
 		t.Fatal(err)
@@ -108,9 +108,9 @@ func TestLikeRacingTheAccountsDeletionLeavesCountsExact(t *testing.T) {
 						return
 					default:
 					}
-					g.Like(ctx, id, user, t0)
-					g.Unlike(ctx, id, user)
-					g.Like(ctx, id, user, t0)
+					g.Like(ctx, id, guides.Liker{UserID: user}, t0)
+					g.Unlike(ctx, id, guides.Liker{UserID: user}, time.Now())
+					g.Like(ctx, id, guides.Liker{UserID: user}, t0)
 				}
 			})
 		}

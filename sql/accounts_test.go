@@ -35,11 +35,11 @@ func TestRemovingAnAccountKeepsEveryLikeCountExact(t *testing.T) {
 	}
 	for _, id := range ids {
 		for range 3 { // repeated likes land on several shards but count once
-			g.Like(ctx, id, leaving, t0)
+			g.Like(ctx, id, guides.Liker{UserID: leaving}, t0)
 		}
-		g.Like(ctx, id, staying, t0)
+		g.Like(ctx, id, guides.Liker{UserID: staying}, t0)
 	}
-	g.Like(ctx, own, staying, t0)
+	g.Like(ctx, own, guides.Liker{UserID: staying}, t0)
 
 	if err := a.RemoveLikes(ctx, leaving); guidepost.ErrorCode(err) != "" {
 		t.Fatal(err)

@@ -69,10 +69,10 @@ func TestBlocksStore(t *testing.T) {
 
 	gs := gsql.NewGuides(db)
 	g := guideRow(t, gs, a, 37.5, 127)
-	if _, err := gs.Like(ctx, g, b, time.Now()); err != guides.ErrBlockedLike {
+	if _, err := gs.Like(ctx, g, guides.Liker{UserID: b}, time.Now()); err != guides.ErrBlockedLike {
 		t.Fatalf("b likes a's guide: %v", err)
 	}
-	if st, err := gs.Like(ctx, g, a, time.Now()); err != nil || st.LikeCount != 1 {
+	if st, err := gs.Like(ctx, g, guides.Liker{UserID: a}, time.Now()); err != nil || st.LikeCount != 1 {
 		t.Fatalf("a likes their own guide: %+v, %v", st, err)
 	}
 

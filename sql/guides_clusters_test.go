@@ -71,7 +71,7 @@ func clusterWorld(t *testing.T, n int) (*gsql.DB, *gsql.Guides, []likedGuide) {
 	}
 	for range 120 {
 		g := all[rng.IntN(len(all))]
-		if _, err := store.Like(ctx, g.id, users[rng.IntN(len(users))], time.Now()); err != nil {
+		if _, err := store.Like(ctx, g.id, guides.Liker{UserID: users[rng.IntN(len(users))]}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -49,7 +50,7 @@ func TestLikeCounterDesigns(t *testing.T) {
 		return err
 	}
 	sharded := func(guide, user string) error {
-		_, err := store.Like(ctx, guide, user, time.Now())
+		_, err := store.Like(ctx, guide, guides.Liker{UserID: user}, time.Now())
 		return err
 	}
 	// The tile trigger fires on UPDATE guides too; the one-row design pays

@@ -165,10 +165,10 @@ func TestByAuthorAndViewerStates(t *testing.T) {
 	if !slices.Equal(got, mine) {
 		t.Fatalf("pages %v, want %v", got, mine)
 	}
-	if _, err := store.Like(ctx, mine[0], other, time.Now()); err != nil {
+	if _, err := store.Like(ctx, mine[0], guides.Liker{UserID: other}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Like(ctx, mine[0], author, time.Now()); err != nil {
+	if _, err := store.Like(ctx, mine[0], guides.Liker{UserID: author}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := store.ViewerStates(ctx, other, []string{mine[0], mine[1], theirs, uuid.NewString()})

@@ -66,7 +66,7 @@ func TestVectorTilesHoldTheClustersOfTheirZoom(t *testing.T) {
 	photo := guideMedia(t, db, author, "ready")
 	star := guideRow(t, store, author, 37.5665, 126.9780, photo)
 	for range 30 {
-		if _, err := store.Like(ctx, star, guideUser(t, db), time.Now()); err != nil {
+		if _, err := store.Like(ctx, star, guides.Liker{UserID: guideUser(t, db)}, time.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -71,7 +71,7 @@ func TestGuideReadsAuthorMediaInOrderAndLikes(t *testing.T) {
 	author, viewer := guideUser(t, db), guideUser(t, db)
 	m1, m2 := guideMedia(t, db, author, "ready"), guideMedia(t, db, author, "pending")
 	id := guideRow(t, store, author, 37.5, 127.0, m2, m1)
-	if _, err := store.Like(ctx, id, viewer, time.Now()); err != nil {
+	if _, err := store.Like(ctx, id, guides.Liker{UserID: viewer}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	g, err := store.Guide(ctx, id, viewer)
@@ -420,9 +420,9 @@ func likeStormIsExact(t *testing.T, db *gsql.DB, store *gsql.Guides) {
 				wg.Go(func() {
 					var err error
 					if like {
-						_, err = store.Like(ctx, id, u, time.Now())
+						_, err = store.Like(ctx, id, guides.Liker{UserID: u}, time.Now())
 					} else {
-						_, err = store.Unlike(ctx, id, u)
+						_, err = store.Unlike(ctx, id, guides.Liker{UserID: u}, time.Now())
 					}
 					if err != nil {
 						errs <- err
@@ -449,7 +449,7 @@ func likeStormIsExact(t *testing.T, db *gsql.DB, store *gsql.Guides) {
 	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, id); rows != 0 || g.LikeCount != 0 {
 		t.Fatalf("after unlikes: %d rows, like_count %d", rows, g.LikeCount)
 	}
-	if _, err := store.Like(ctx, uuid.NewString(), users[0], time.Now()); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+	if _, err := store.Like(ctx, uuid.NewString(), guides.Liker{UserID: users[0]}, time.Now()); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 		t.Errorf("like of a missing guide: %v", err)
 	}
 }

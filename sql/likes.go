@@ -2,13 +2,16 @@ package sql
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -21,16 +24,21 @@ const LikeShards = 16
 // Like records the (guide, user) row and, only when it was inserted,
 // counts it in a shard. While like batching runs, the request joins the
 // next group commit (likes_groupcommit.go); otherwise it is one statement.
-func (s *Guides) Like(ctx context.Context, guideID, userID string, at time.Time) (guides.LikeState, error) {
-	return s.likeOrUnlike(ctx, &likeOp{like: true, guide: guideID, user: userID, at: at})
+// by's session, when set, is checked live at at by the statement that
+// writes the like (see guides.Liker).
+func (s *Guides) Like(ctx context.Context, guideID string, by guides.Liker, at time.Time) (guides.LikeState, error) {
+	return s.likeOrUnlike(ctx, &likeOp{like: true, guide: guideID, user: by.UserID, session: by.SessionID, at: at})
 }
 
 // Unlike deletes the row and, only when it existed, decrements a shard.
-func (s *Guides) Unlike(ctx context.Context, guideID, userID string) (guides.LikeState, error) {
-	return s.likeOrUnlike(ctx, &likeOp{guide: guideID, user: userID})
+func (s *Guides) Unlike(ctx context.Context, guideID string, by guides.Liker, at time.Time) (guides.LikeState, error) {
+	return s.likeOrUnlike(ctx, &likeOp{guide: guideID, user: by.UserID, session: by.SessionID, at: at})
 }
 
 func (s *Guides) likeOrUnlike(ctx context.Context, op *likeOp) (guides.LikeState, error) {
+	if op.session != "" && (!validUUID(op.session) || !validUUID(op.user)) {
+		return guides.LikeState{}, auth.ErrSessionEnded
+	}
 	if !validUUID(op.guide) {
 		return guides.LikeState{}, translate(pgx.ErrNoRows, "guide")
 	}
@@ -81,7 +89,19 @@ func errAccountDeleted() error {
 // likeOne writes one request by itself: one statement, one round trip,
 // atomic. A double tap's second insert waits for the first, then does
 // nothing.
+// Its session, when it has one, is checked by a query of its own first:
+// likeOne answers a like alone (no batching, or a batch that failed),
+// never the storm a batch answers.
 func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, error) {
+	if op.session != "" {
+		live, err := sessionLive(ctx, s.db.Pool, auth.Caller{UserID: op.user, SessionID: op.session}, op.at)
+		switch {
+		case err != nil:
+			return guides.LikeState{}, err
+		case !live:
+			return guides.LikeState{}, auth.ErrSessionEnded
+		}
+	}
 	var st guides.LikeState
 	var err error
 	if op.like {
@@ -147,28 +167,52 @@ func (c roundCount) likedBy(user string, ok bool) (int64, bool) {
 // was therefore not written.
 func (c roundCount) refuses(user string) bool { return slices.Contains(c.blocked, user) }
 
+// roundWrite is what a round's statement tells: each existing guide's
+// count after it (a guide that does not exist is absent), and the
+// sessions it found not live for their user (keyed by sessionOf), whose
+// requests wrote nothing.
+type roundWrite struct {
+	counts map[string]roundCount
+	ended  map[string]bool
+}
+
+// sessionOf keys op's session with its user (a session is live for its
+// own user only), as sent: ended is read back with the same strings.
+func sessionOf(op *likeOp) string { return op.session + " " + op.user }
+
 // writeLikes writes a round of a batch (no pair twice, see rounds) in one
 // statement, so one commit: likes inserted and unlikes deleted, and each
 // guide's shard bumped once by exactly the rows inserted minus the rows
-// deleted. It returns each existing guide's count after the round; a
-// guide that does not exist is absent, and one hidden is there for its
-// author only. A like for an account deleted fails the round (see ins).
-// The rows are read to the end, so a failed commit is an error here,
-// before anyone is answered.
-func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]roundCount, error) {
-	type pair struct{ guide, user string }
-	seen := make(map[pair]bool, len(round))
-	var gs, us []string
+// deleted. The requests' sessions are checked in it (guides.Liker): the
+// round's one round trip is also its session check, seen as of the
+// statement's snapshot, so a logout committed before it is honoured. It
+// returns each existing guide's count after the round; one hidden is
+// there for its author only. A like for an account deleted fails the
+// round (see ins). The rows are read to the end, so a failed commit is an
+// error here, before anyone is answered.
+func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (roundWrite, error) {
+	type ask struct{ guide, user, session string }
+	seen := make(map[ask]bool, len(round))
+	var gs, us, sids []string
 	var ats []time.Time
 	var likes []bool
 	for _, op := range round {
-		if p := (pair{op.guide, op.user}); !seen[p] {
-			seen[p] = true
-			gs, us, ats, likes = append(gs, op.guide), append(us, op.user), append(ats, op.at), append(likes, op.like)
+		if a := (ask{op.guide, op.user, op.session}); !seen[a] {
+			seen[a] = true
+			gs, us, sids = append(gs, op.guide), append(us, op.user), append(sids, op.session)
+			ats, likes = append(ats, op.at), append(likes, op.like)
 		}
 	}
-	rows, err := s.db.Pool.Query(ctx, `WITH req AS (
-			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bool[]) AS r(guide_id, user_id, at, liking)
+	rows, err := s.db.Pool.Query(ctx, `WITH asked AS (
+			SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[], $4::bool[], $6::text[])
+				WITH ORDINALITY AS r(guide_id, user_id, at, liking, sid, i)
+		), ended AS (
+			SELECT r.i, r.sid, r.user_id FROM asked r
+			WHERE r.sid <> '' AND NOT `+sessionIsLive("nullif(r.sid, '')::uuid", "r.user_id", "r.at")+`
+		), req AS (
+			-- A pair asked from several sessions of its user is written once.
+			SELECT DISTINCT ON (guide_id, user_id) guide_id, user_id, at, liking FROM asked
+			WHERE (sid, user_id) NOT IN (SELECT sid, user_id FROM ended) ORDER BY guide_id, user_id
 		), live AS (
 			`+liveUsers+` AND u.id IN (SELECT user_id FROM req WHERE liking) ORDER BY u.id FOR SHARE
 		), ins AS (
@@ -200,27 +244,38 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (map[string]ro
 		-- Every statement in WITH sees the snapshot from before bump: add
 		-- this round's own delta to the shards it read.
 		-- A hidden guide's row tells its author, the only one who may like it.
-		SELECT g.id::text, g.like_count
+		SELECT false, g.id::text, g.like_count
 			+ coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint
 			+ coalesce((SELECT d.n FROM delta d WHERE d.guide_id = g.id), 0),
 			CASE WHEN NOT g.`+shown+` THEN g.author_id::text ELSE '' END,
 			ARRAY(SELECT r.user_id::text FROM req r WHERE r.guide_id = g.id AND r.liking AND `+blockedBy("r.user_id")+`)
-		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)`, gs, us, ats, likes, LikeShards)
+		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)
+		UNION ALL
+		SELECT true, (i - 1)::text, 0, '', '{}' FROM ended`, gs, us, ats, likes, LikeShards, sids)
 	if err != nil {
-		return nil, err
+		return roundWrite{}, err
 	}
-	counts := map[string]roundCount{}
+	w := roundWrite{counts: map[string]roundCount{}, ended: map[string]bool{}}
+	var sessionEnded bool
 	var id string
 	var c roundCount
-	_, err = pgx.ForEachRow(rows, []any{&id, &c.n, &c.onlyFor, &c.blocked}, func() error {
-		counts[id] = c
+	_, err = pgx.ForEachRow(rows, []any{&sessionEnded, &id, &c.n, &c.onlyFor, &c.blocked}, func() error {
+		if sessionEnded { // id is the ask's index: its strings as sent
+			i, err := strconv.Atoi(id)
+			if err != nil || i < 0 || i >= len(sids) {
+				return fmt.Errorf("sql: a round answered an ask %q of %d", id, len(sids))
+			}
+			w.ended[sids[i]+" "+us[i]] = true
+		} else {
+			w.counts[id] = c
+		}
 		c.blocked = nil // scanned into afresh: no row shares another's
 		return nil
 	})
 	if err != nil {
-		return nil, err
+		return roundWrite{}, err
 	}
-	return counts, nil
+	return w, nil
 }
 
 // LikeCountsSince returns the exact like count of every guide liked or

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/auth"
 	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/batchqueue"
 )
@@ -56,6 +57,7 @@ func (o LikeBatchOptions) withDefaults() LikeBatchOptions {
 type likeOp struct {
 	like        bool
 	guide, user string
+	session     string // checked live by the statement (guides.Liker); "" for none
 	at          time.Time
 	queued      time.Time
 	follows     bool            // its request follows its writes (guidepost.FollowsWrites)
@@ -203,7 +205,7 @@ func (b *likeBatcher) write(batch []*likeOp) {
 // answer, in round order.
 func (b *likeBatcher) writeRound(ctx context.Context, round []*likeOp) []likeResult {
 	res := make([]likeResult, len(round))
-	counts, err := b.s.writeLikes(ctx, round)
+	w, err := b.s.writeLikes(ctx, round)
 	if err != nil && !isConnError(err) && ctx.Err() == nil {
 		// One bad request (a guide or user deleted meanwhile) or a
 		// deadlock fails the statement for all: write them one by one,
@@ -219,9 +221,11 @@ func (b *likeBatcher) writeRound(ctx context.Context, round []*likeOp) []likeRes
 			res[i].err = writeError(err)
 			continue
 		}
-		c, ok := counts[op.guide]
+		c, ok := w.counts[op.guide]
 		n, ok := c.likedBy(op.user, ok)
 		switch {
+		case op.session != "" && w.ended[sessionOf(op)]:
+			res[i].err = auth.ErrSessionEnded
 		case !ok:
 			res[i].err = translate(pgx.ErrNoRows, "guide")
 		case op.like && c.refuses(op.user):

@@ -13,6 +13,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/testkit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
@@ -119,10 +120,10 @@ func TestBatchAnswersEachRequestAsIfAlone(t *testing.T) {
 				n     int64
 			}
 			if c.like {
-				s, e := store.Like(ctx, c.guide, c.user, time.Now())
+				s, e := store.Like(ctx, c.guide, guides.Liker{UserID: c.user}, time.Now())
 				st.liked, st.n, err = s.Liked, s.LikeCount, e
 			} else {
-				s, e := store.Unlike(ctx, c.guide, c.user)
+				s, e := store.Unlike(ctx, c.guide, guides.Liker{UserID: c.user}, time.Now())
 				st.liked, st.n, err = s.Liked, s.LikeCount, e
 			}
 			results[i] = call{liked: st.liked, count: st.n, code: guidepost.ErrorCode(err)}
@@ -169,10 +170,10 @@ func TestBatchKeepsAPairsOrder(t *testing.T) {
 		wg.Go(func() {
 			var err error
 			if i == 1 {
-				st, e := store.Unlike(ctx, g, u)
+				st, e := store.Unlike(ctx, g, guides.Liker{UserID: u}, time.Now())
 				got[i], err = st.Liked, e
 			} else {
-				st, e := store.Like(ctx, g, u, time.Now())
+				st, e := store.Like(ctx, g, guides.Liker{UserID: u}, time.Now())
 				got[i], err = st.Liked, e
 			}
 			if err != nil {
@@ -225,7 +226,7 @@ func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
 	ok := 0
 	for _, u := range users {
 		wg.Go(func() {
-			_, err := store.Like(ctx, g, u, time.Now())
+			_, err := store.Like(ctx, g, guides.Liker{UserID: u}, time.Now())
 			switch code := guidepost.ErrorCode(err); {
 			case err == nil:
 				mu.Lock()
@@ -243,7 +244,7 @@ func TestStopLikeBatchingAnswersEveryRequest(t *testing.T) {
 	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != ok {
 		t.Errorf("%d rows, %d acknowledged", rows, ok)
 	}
-	if st, err := store.Like(ctx, g, author, time.Now()); err != nil || st.LikeCount != int64(ok+1) {
+	if st, err := store.Like(ctx, g, guides.Liker{UserID: author}, time.Now()); err != nil || st.LikeCount != int64(ok+1) {
 		t.Errorf("after stop: %+v %v", st, err)
 	}
 }
@@ -264,7 +265,7 @@ func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, u := range users {
 		wg.Go(func() {
-			_, err := store.Like(ctx, g, u, time.Now())
+			_, err := store.Like(ctx, g, guides.Liker{UserID: u}, time.Now())
 			codes[i] = guidepost.ErrorCode(err)
 		})
 	}
@@ -278,7 +279,7 @@ func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 	if n := counter(t, reg, "guidepost_likes_batch_fallbacks_total"); n != 0 {
 		t.Errorf("%v fallbacks, want 0", n)
 	}
-	if st, err := store.Unlike(ctx, g, shunned); err != nil || st.LikeCount != 2 {
+	if st, err := store.Unlike(ctx, g, guides.Liker{UserID: shunned}, time.Now()); err != nil || st.LikeCount != 2 {
 		t.Errorf("an unlike stays allowed: %+v, %v", st, err)
 	}
 	st, _ := store.Guide(ctx, g, shunned)

@@ -2,11 +2,11 @@ package sql_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
 	"github.com/guidepost/guidepost/internal/testkit"
 	"github.com/guidepost/guidepost/moderation"
 	gsql "github.com/guidepost/guidepost/sql"
@@ -33,7 +33,7 @@ func TestAHiddenGuideCannotBeLikedButByItsAuthor(t *testing.T) {
 			}
 			author, fan, other, moderator := guideUser(t, db), guideUser(t, db), guideUser(t, db), guideUser(t, db)
 			g, shownG := guideRow(t, store, author, 37.5, 127.0), guideRow(t, store, author, 37.6, 127.1)
-			if _, err := store.Like(ctx, g, fan, time.Now()); err != nil {
+			if _, err := store.Like(ctx, g, guides.Liker{UserID: fan}, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			count := func(id string) (rows, n int) {
@@ -46,31 +46,13 @@ func TestAHiddenGuideCannotBeLikedButByItsAuthor(t *testing.T) {
 			}
 
 			// At once, so that a batch holds them all in one round.
-			type call struct {
-				like        bool
-				guide, user string
-				code        string
+			calls := []likeCall{
+				{like: true, guide: g, by: guides.Liker{UserID: other}, code: guidepost.ENOTFOUND},
+				{like: false, guide: g, by: guides.Liker{UserID: fan}, code: guidepost.ENOTFOUND},
+				{like: true, guide: shownG, by: guides.Liker{UserID: other}},
+				{like: true, guide: g, by: guides.Liker{UserID: author}}, // the author still reads it, and may like it
 			}
-			calls := []call{
-				{like: true, guide: g, user: other, code: guidepost.ENOTFOUND},
-				{like: false, guide: g, user: fan, code: guidepost.ENOTFOUND},
-				{like: true, guide: shownG, user: other},
-				{like: true, guide: g, user: author}, // the author still reads it, and may like it
-			}
-			codes := make([]string, len(calls))
-			var wg sync.WaitGroup
-			for i, c := range calls {
-				wg.Go(func() {
-					var err error
-					if c.like {
-						_, err = store.Like(ctx, c.guide, c.user, time.Now())
-					} else {
-						_, err = store.Unlike(ctx, c.guide, c.user)
-					}
-					codes[i] = guidepost.ErrorCode(err)
-				})
-			}
-			wg.Wait()
+			codes := runCalls(store, calls)
 			for i, c := range calls {
 				if codes[i] != c.code {
 					t.Errorf("call %d %+v: error %q, want %q", i, c, codes[i], c.code)
@@ -79,18 +61,18 @@ func TestAHiddenGuideCannotBeLikedButByItsAuthor(t *testing.T) {
 			if rows, n := count(g); rows != 2 || n != 2 {
 				t.Errorf("the hidden guide: %d rows, count %d; want the fan's and the author's (2, 2)", rows, n)
 			}
-			if _, err := store.Unlike(ctx, g, author); err != nil {
+			if _, err := store.Unlike(ctx, g, guides.Liker{UserID: author}, time.Now()); err != nil {
 				t.Errorf("the author unlikes their hidden guide: %v", err)
 			}
 
 			if _, err := mod.Apply(ctx, entry(moderator, moderation.Restore, target, author)); err != nil {
 				t.Fatal(err)
 			}
-			st, err := store.Like(ctx, g, other, time.Now())
+			st, err := store.Like(ctx, g, guides.Liker{UserID: other}, time.Now())
 			if err != nil || !st.Liked || st.LikeCount != 2 {
 				t.Errorf("like after restore: %+v, %v; want liked, count 2", st, err)
 			}
-			if st, err := store.Unlike(ctx, g, fan); err != nil || st.LikeCount != 1 {
+			if st, err := store.Unlike(ctx, g, guides.Liker{UserID: fan}, time.Now()); err != nil || st.LikeCount != 1 {
 				t.Errorf("unlike after restore: %+v, %v; want count 1", st, err)
 			}
 
@@ -99,7 +81,7 @@ func TestAHiddenGuideCannotBeLikedButByItsAuthor(t *testing.T) {
 			if _, err := mod.Apply(ctx, entry(moderator, moderation.Suspend, user, author)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := store.Like(ctx, shownG, fan, time.Now()); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
+			if _, err := store.Like(ctx, shownG, guides.Liker{UserID: fan}, time.Now()); guidepost.ErrorCode(err) != guidepost.ENOTFOUND {
 				t.Errorf("like of a suspended author's guide: %v, want not found", err)
 			}
 			if rows, n := count(shownG); rows != 1 || n != 1 {

@@ -133,7 +133,7 @@ func TestReplicaServesReadsAndWritersSeeTheirWrites(t *testing.T) {
 		t.Error("the replica served no read")
 	}
 	// liked_by_me follows the liker's own like.
-	if _, err := store.Like(ctx, g.ID, author, time.Now()); err != nil {
+	if _, err := store.Like(ctx, g.ID, guides.Liker{UserID: author}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	st, err := elsewhere.ViewerStates(guidepost.WithReadMark(context.Background(), guidepost.ReadMark(ctx), nil), author, []string{g.ID})
@@ -147,7 +147,7 @@ func TestReplicaServesReadsAndWritersSeeTheirWrites(t *testing.T) {
 	}
 	defer store.StopLikeBatching()
 	bctx := guidepost.WithReadMark(context.Background(), 0, nil)
-	if _, err := store.Unlike(bctx, g.ID, author); err != nil {
+	if _, err := store.Unlike(bctx, g.ID, guides.Liker{UserID: author}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if guidepost.ReadMark(bctx) <= mark {

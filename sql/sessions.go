@@ -95,10 +95,22 @@ func (s *Users) SessionLive(ctx context.Context, c auth.Caller, now time.Time) (
 			return live, translate(err, "session")
 		}
 	}
+	return sessionLive(ctx, s.db.Pool, c, now)
+}
+
+// sessionIsLive is true when the session in sid belongs to the user in
+// uid, is neither revoked nor expired at at, and its account is not
+// deleted: the one definition of a live session, which the session
+// checks and the likes that check their own session (likes.go) share.
+func sessionIsLive(sid, uid, at string) string {
+	return `EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+		WHERE s.id = ` + sid + ` AND s.user_id = ` + uid + ` AND s.revoked_at IS NULL AND s.expires_at > ` + at + ` AND u.deleted_at IS NULL)`
+}
+
+// sessionLive checks one session by itself: one query.
+func sessionLive(ctx context.Context, q rowQuerier, c auth.Caller, now time.Time) (bool, error) {
 	var live bool
-	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-		WHERE s.id = $1 AND s.user_id = $2 AND s.revoked_at IS NULL AND s.expires_at > $3 AND u.deleted_at IS NULL)`,
-		c.SessionID, c.UserID, now).Scan(&live)
+	err := q.QueryRow(ctx, `SELECT `+sessionIsLive("$1", "$2", "$3"), c.SessionID, c.UserID, now).Scan(&live)
 	return live, translate(err, "session")
 }
 

@@ -140,8 +140,7 @@ func (s *Users) liveSessions(ctx context.Context, batch []*sessionCheck) ([]bool
 		sids[i], uids[i], nows[i] = chk.c.SessionID, chk.c.UserID, chk.now
 	}
 	rows, err := s.db.Pool.Query(ctx, `SELECT r.i - 1 FROM unnest($1::uuid[], $2::uuid[], $3::timestamptz[]) WITH ORDINALITY AS r(sid, uid, at, i)
-		WHERE EXISTS (SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
-			WHERE s.id = r.sid AND s.user_id = r.uid AND s.revoked_at IS NULL AND s.expires_at > r.at AND u.deleted_at IS NULL)`,
+		WHERE `+sessionIsLive("r.sid", "r.uid", "r.at"),
 		sids, uids, nows)
 	if err != nil {
 		return nil, err
