@@ -101,7 +101,7 @@ func startMapStack(t *testing.T) *testkit.Process {
 // answered counts the requests under path the process has logged, by status.
 func answered(p *testkit.Process, path string) map[int]int {
 	counts := map[int]int{}
-	for line := range strings.Lines(p.Output()) {
+	for line := range strings.Lines(settledOutput(p)) {
 		var l struct {
 			Msg    string `json:"msg"`
 			Path   string `json:"path"`
@@ -112,6 +112,22 @@ func answered(p *testkit.Process, path string) map[int]int {
 		}
 	}
 	return counts
+}
+
+// settledOutput is p's output once it has stopped growing for half a
+// second (at most 10 s): the binary writes its access lines in batches,
+// every 100 ms, so the line of a request just answered may not be out yet.
+func settledOutput(p *testkit.Process) string {
+	out := p.Output()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		time.Sleep(500 * time.Millisecond)
+		next := p.Output()
+		if next == out {
+			break
+		}
+		out = next
+	}
+	return out
 }
 
 // demoPhotos is how many demo guides seed --demo gives a photo.
