@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/guidepost/guidepost/media/photo"
@@ -33,13 +32,12 @@ func (a *app) runWorker(ctx context.Context) error {
 	return g.Wait()
 }
 
-// serveMetrics exposes the process's /metrics on an address of its own
-// (a worker has no API server; an API may keep them off its public
-// address) until ctx ends.
+// serveMetrics exposes the process's /metrics and profiles on an address
+// of its own (a worker has no API server; an API may keep them off its
+// public address) until ctx ends. No write timeout: a CPU profile or trace
+// streams for as long as its seconds parameter asks.
 func (a *app) serveMetrics(ctx context.Context, ln net.Listener, what string) error {
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(a.registry, promhttp.HandlerOpts{}))
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	srv := &http.Server{Handler: a.metricsMux(), ReadHeaderTimeout: 5 * time.Second}
 	a.log.Info(what, "url", "http://"+ln.Addr().String()+"/metrics")
 	if err := serveUntil(ctx, srv, ln, srv.Close); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
