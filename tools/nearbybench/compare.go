@@ -9,46 +9,98 @@ import (
 )
 
 // stormComparison is -likes with -floor: the same storm against the API
-// and the floor, alternating, run after run.
+// and the floors, alternating, run after run. FloorDB is empty unless
+// -floor-db asked for the database floor; Floor is the memory floor.
 type stormComparison struct {
-	Date  string        `json:"date"`
-	Users int           `json:"users"`
-	API   []likeSummary `json:"api"`
-	Floor []likeSummary `json:"floor"`
+	Date         string        `json:"date"`
+	Users        int           `json:"users"`
+	API          []likeSummary `json:"api"`
+	Floor        []likeSummary `json:"floor"`
+	FloorDB      []likeSummary `json:"floor_db,omitempty"`
+	FloorDBConns int           `json:"floor_db_conns,omitempty"` // the database floor's pool
 }
 
-// stormBesideFloor starts the floor, then storms it and the API in turn.
-func stormBesideFloor(client *http.Client, base string, users, runs int) (*stormComparison, error) {
-	f, err := startFloor()
+// stormBesideFloor starts the floors, then storms each and the API in
+// turn: the memory floor, the database floor when dbURL is set, the API.
+func stormBesideFloor(client *http.Client, base string, users, runs int, dbURL string, conns int) (*stormComparison, error) {
+	f, err := startFloor("", 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.stop()
+	var fdb *floorProc
+	if dbURL != "" {
+		if fdb, err = startFloor(dbURL, conns); err != nil {
+			return nil, err
+		}
+		defer fdb.stop()
+	}
 	cmp := &stormComparison{Date: time.Now().UTC().Format(time.RFC3339), Users: users}
-	for range runs {
-		cmp.Floor = append(cmp.Floor, likeStorm(client, f.base, users, f.cpu))
+	storm := func(base string, cpu func() float64) likeSummary {
+		s := likeStorm(client, base, users, cpu)
 		client.CloseIdleConnections() // each storm opens its own connections, as 1,000 phones do
-		cmp.API = append(cmp.API, likeStorm(client, base, users, func() float64 { return metricsCPU(client) }))
-		client.CloseIdleConnections()
+		return s
+	}
+	for range runs {
+		cmp.Floor = append(cmp.Floor, storm(f.base, f.cpu))
+		if fdb != nil {
+			cmp.FloorDB = append(cmp.FloorDB, storm(fdb.base, fdb.cpu))
+			cmp.FloorDBConns = conns
+		}
+		cmp.API = append(cmp.API, storm(base, func() float64 { return metricsCPU(client) }))
 	}
 	return cmp, nil
 }
 
+// ratios is the API's p95 and recorded likes/s, run by run, over a floor's.
+func ratios(api, floor []likeSummary) (p95, recorded []float64) {
+	for i := range min(len(api), len(floor)) {
+		p95 = append(p95, api[i].P95ms/floor[i].P95ms)
+		recorded = append(recorded, api[i].RecordedPerS/floor[i].RecordedPerS)
+	}
+	return p95, recorded
+}
+
 func (c *stormComparison) print(w io.Writer) {
+	db := len(c.FloorDB) > 0
 	fmt.Fprintf(w, "like storm, %d users × 2 taps, %s; API beside the floor, run by run\n", c.Users, c.Date)
-	fmt.Fprintln(w, "run | API p50 / p95 ms | floor p50 / p95 ms | p95 ÷ floor | API recorded/s | floor recorded/s | API refused | server CPU s API / floor | generator CPU s API / floor")
-	var ratios, tput []float64
+	if db {
+		fmt.Fprintf(w, "floor: from memory (what HTTP costs); db floor: one commit per write, a pool of %d (the least durable work)\n", c.FloorDBConns)
+	}
+	fmt.Fprint(w, "run | API p50 / p95 ms | floor p50 / p95 ms | p95 ÷ floor | ")
+	if db {
+		fmt.Fprint(w, "db floor p50 / p95 ms | p95 ÷ db floor | ")
+	}
+	fmt.Fprint(w, "API recorded/s | floor recorded/s | ")
+	if db {
+		fmt.Fprint(w, "db floor recorded/s | ")
+	}
+	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | generator CPU s API / floor")
+	p95, rec := ratios(c.API, c.Floor)
+	dbP95, dbRec := ratios(c.API, c.FloorDB)
 	for i := range c.API {
 		a, f := c.API[i], c.Floor[i]
-		r := a.P95ms / f.P95ms
-		ratios, tput = append(ratios, r), append(tput, a.RecordedPerS/f.RecordedPerS)
-		fmt.Fprintf(w, "%d | %.0f / %.0f | %.0f / %.0f | %.2f | %.0f (count %d) | %.0f | %d | %.2f / %.2f | %.2f / %.2f\n",
-			i+1, a.P50ms, a.P95ms, f.P50ms, f.P95ms, r, a.RecordedPerS, a.LikeCount, f.RecordedPerS,
-			a.Taps-a.Answers[http.StatusOK], a.ServerCPU, f.ServerCPU, a.GeneratorCPU, f.GeneratorCPU)
+		fmt.Fprintf(w, "%d | %.0f / %.0f | %.0f / %.0f | %.2f | ", i+1, a.P50ms, a.P95ms, f.P50ms, f.P95ms, p95[i])
+		if db {
+			fmt.Fprintf(w, "%.0f / %.0f | %.2f | ", c.FloorDB[i].P50ms, c.FloorDB[i].P95ms, dbP95[i])
+		}
+		fmt.Fprintf(w, "%.0f (count %d) | %.0f | ", a.RecordedPerS, a.LikeCount, f.RecordedPerS)
+		if db {
+			fmt.Fprintf(w, "%.0f (count %d) | ", c.FloorDB[i].RecordedPerS, c.FloorDB[i].LikeCount)
+		}
+		fmt.Fprintf(w, "%d | %.2f / %.2f", a.Taps-a.Answers[http.StatusOK], a.ServerCPU, f.ServerCPU)
+		if db {
+			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].ServerCPU)
+		}
+		fmt.Fprintf(w, " | %.2f / %.2f\n", a.GeneratorCPU, f.GeneratorCPU)
 	}
+	p95of := func(s likeSummary) float64 { return s.P95ms }
 	fmt.Fprintf(w, "median: p95 ÷ floor %.2f; recorded/s ÷ floor %.2f; API p95 %.0f ms, floor p95 %.0f ms\n",
-		median(ratios), median(tput), median(field(c.API, func(s likeSummary) float64 { return s.P95ms })),
-		median(field(c.Floor, func(s likeSummary) float64 { return s.P95ms })))
+		median(p95), median(rec), median(field(c.API, p95of)), median(field(c.Floor, p95of)))
+	if db {
+		fmt.Fprintf(w, "median: p95 ÷ db floor %.2f; recorded/s ÷ db floor %.2f; db floor p95 %.0f ms\n",
+			median(dbP95), median(dbRec), median(field(c.FloorDB, p95of)))
+	}
 }
 
 func field(ss []likeSummary, f func(likeSummary) float64) []float64 {

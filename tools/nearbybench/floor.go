@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,60 +16,131 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// The like storm's floor: the routes the storm uses, answered from memory
-// by a minimal gin server — no database, no authentication, no batching —
-// in a child process of this program, a process of its own as the API is.
-// The same storm against it measures what the generator, 2,000 fresh
-// connections and HTTP cost on this machine at this moment.
-const floorEnv = "NEARBYBENCH_FLOOR_ADDR"
+// The like storm's floor: the routes the storm uses, answered by a
+// minimal gin server — no authentication, no batching — in a child process
+// of this program, a process of its own as the API is. In memory (the
+// default) the same storm against it measures what the generator, 2,000
+// fresh connections and HTTP cost on this machine at this moment. With a
+// database (floordb.go) it also does the least durable work the routes
+// need, so the API can be set beside what a commit per write costs.
+const (
+	floorEnv      = "NEARBYBENCH_FLOOR_ADDR"
+	floorDBEnv    = "NEARBYBENCH_FLOOR_DB"
+	floorConnsEnv = "NEARBYBENCH_FLOOR_CONNS"
+)
 
-// serveFloor serves the floor on addr until the process is killed.
-func serveFloor(addr string) error {
+// floorStore is what a floor keeps: guests, guides and who liked which.
+// found is false for a guide it never made.
+type floorStore interface {
+	guest(ctx context.Context) (token string, err error)
+	newGuide(ctx context.Context) (id string, err error)
+	like(ctx context.Context, guide, token string) (count int, found bool, err error)
+	count(ctx context.Context, guide string) (count int, found bool, err error)
+}
+
+// memFloor is the memory floor: every answer from maps under one lock.
+type memFloor struct {
+	mu     sync.Mutex
+	tokens int
+	guides int
+	likers map[string]map[string]bool // guide → tokens that liked it
+}
+
+func newMemFloor() *memFloor { return &memFloor{likers: map[string]map[string]bool{}} }
+
+func (m *memFloor) guest(context.Context) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.tokens++
+	return "floor-" + strconv.Itoa(m.tokens), nil
+}
+
+func (m *memFloor) newGuide(context.Context) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.guides++
+	id := fmt.Sprintf("00000000-0000-4000-8000-%012d", m.guides)
+	m.likers[id] = map[string]bool{}
+	return id, nil
+}
+
+func (m *memFloor) like(_ context.Context, guide, token string) (int, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	set := m.likers[guide]
+	if set == nil {
+		return 0, false, nil
+	}
+	set[token] = true
+	return len(set), true, nil
+}
+
+func (m *memFloor) count(_ context.Context, guide string) (int, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	set, ok := m.likers[guide]
+	return len(set), ok, nil
+}
+
+// floorHandler answers the storm's routes from st.
+func floorHandler(st floorStore) http.Handler {
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	var (
-		mu     sync.Mutex
-		tokens int
-		guides int
-		likers = map[string]map[string]bool{} // guide → tokens that liked it
-	)
+	fail := func(c *gin.Context, err error) {
+		c.String(http.StatusInternalServerError, err.Error())
+	}
 	r.POST("/v1/auth/guest", func(c *gin.Context) {
-		mu.Lock()
-		tokens++
-		tok := "floor-" + strconv.Itoa(tokens)
-		mu.Unlock()
+		tok, err := st.guest(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
 		c.JSON(http.StatusCreated, gin.H{"access_token": tok})
 	})
 	r.POST("/v1/guides", func(c *gin.Context) {
-		mu.Lock()
-		guides++
-		id := fmt.Sprintf("00000000-0000-4000-8000-%012d", guides)
-		likers[id] = map[string]bool{}
-		mu.Unlock()
+		id, err := st.newGuide(c)
+		if err != nil {
+			fail(c, err)
+			return
+		}
 		c.JSON(http.StatusCreated, gin.H{"id": id})
 	})
 	r.PUT("/v1/guides/:id/like", func(c *gin.Context) {
 		tok := strings.TrimPrefix(c.GetHeader("Authorization"), "Bearer ")
-		mu.Lock()
-		set := likers[c.Param("id")]
-		if set != nil {
-			set[tok] = true
-		}
-		n := len(set)
-		mu.Unlock()
-		if set == nil {
+		n, found, err := st.like(c, c.Param("id"), tok)
+		switch {
+		case err != nil:
+			fail(c, err)
+		case !found:
 			c.Status(http.StatusNotFound)
-			return
+		default:
+			c.JSON(http.StatusOK, gin.H{"liked_by_me": true, "like_count": n})
 		}
-		c.JSON(http.StatusOK, gin.H{"liked_by_me": true, "like_count": n})
 	})
 	r.GET("/v1/guides/:id", func(c *gin.Context) {
-		mu.Lock()
-		n := len(likers[c.Param("id")])
-		mu.Unlock()
+		n, _, err := st.count(c, c.Param("id"))
+		if err != nil {
+			fail(c, err)
+			return
+		}
 		c.JSON(http.StatusOK, gin.H{"id": c.Param("id"), "like_count": n})
 	})
-	return http.ListenAndServe(addr, r)
+	return r
+}
+
+// serveFloor serves the floor on addr until the process is killed: from
+// memory, or from the database at dbURL through a pool of conns.
+func serveFloor(addr, dbURL string, conns int) error {
+	var st floorStore = newMemFloor()
+	if dbURL != "" {
+		db, err := openDBFloor(context.Background(), dbURL, conns)
+		if err != nil {
+			return err
+		}
+		defer db.close()
+		st = db
+	}
+	return http.ListenAndServe(addr, floorHandler(st))
 }
 
 // floorProc is the floor server this program started.
@@ -78,8 +150,9 @@ type floorProc struct {
 }
 
 // startFloor runs this program as the floor on a free loopback port and
-// waits until it answers.
-func startFloor() (*floorProc, error) {
+// waits until it answers; with dbURL, the database floor with a pool of
+// conns.
+func startFloor(dbURL string, conns int) (*floorProc, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -87,7 +160,7 @@ func startFloor() (*floorProc, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), floorEnv+"="+addr)
+	cmd.Env = append(os.Environ(), floorEnv+"="+addr, floorDBEnv+"="+dbURL, floorConnsEnv+"="+strconv.Itoa(conns))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err

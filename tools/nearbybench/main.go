@@ -7,9 +7,11 @@
 //	bin/nearbybench -url http://127.0.0.1:8080 -area seoul -q '카페,coffee,야경,museum,등대,makgeolli'
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 500
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
+//	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -floor-db postgres://… -runs 3
 //
 // With -floor the storm alternates between the API and a floor server
-// (floor.go) -runs times and prints each figure beside the floor's.
+// (floor.go) -runs times and prints each figure beside the floor's; with
+// -floor-db also beside a floor that commits each write (floordb.go).
 package main
 
 import (
@@ -57,11 +59,14 @@ func main() {
 	texts := flag.String("q", "", "text searches, comma-separated: each request sends one of them, at random, as q")
 	signedIn := flag.Bool("auth", false, "search as a guest user (lists then carry the viewer's likes and exact counts)")
 	floor := flag.Bool("floor", false, "likes: alternate the storm between the API and a floor server (the same routes from memory)")
+	floorDB := flag.String("floor-db", "", "likes -floor: also storm a database floor that commits each write in a scratch schema of this database (a PostgreSQL URL)")
+	floorConns := flag.Int("floor-db-conns", apiPoolSize, "likes -floor-db: the database floor's pool size (the API's by default)")
 	runs := flag.Int("runs", 3, "likes -floor: storms against each")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
 	if addr := os.Getenv(floorEnv); addr != "" {
-		if err := serveFloor(addr); err != nil {
+		conns, _ := strconv.Atoi(os.Getenv(floorConnsEnv))
+		if err := serveFloor(addr, os.Getenv(floorDBEnv), max(1, conns)); err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
 		}
@@ -71,8 +76,8 @@ func main() {
 		MaxIdleConnsPerHost: 4096, MaxConnsPerHost: 0, IdleConnTimeout: time.Minute}}
 	var out any
 	switch {
-	case *likes > 0 && *floor:
-		cmp, err := stormBesideFloor(client, *base, *likes, *runs)
+	case *likes > 0 && (*floor || *floorDB != ""):
+		cmp, err := stormBesideFloor(client, *base, *likes, *runs, *floorDB, *floorConns)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/guidepost/guidepost/internal/testkit"
+)
+
+// Both floors answer the storm's routes alike: a like counts once per
+// guest however often it is tapped, the count reads back, and an unknown
+// guide is a 404.
+func TestFloorsCountEachGuestOnce(t *testing.T) {
+	t.Run("memory", func(t *testing.T) { checkFloor(t, newMemFloor()) })
+	t.Run("db", func(t *testing.T) {
+		db, err := openDBFloor(context.Background(), testkit.DatabaseURL(t), 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.close()
+		checkFloor(t, db)
+		var sessions int
+		if err := db.pool.QueryRow(context.Background(), `SELECT count(*) FROM `+floorSchema+`.sessions`).Scan(&sessions); err != nil || sessions != 8 {
+			t.Fatalf("session rows: %d (%v), want one per guest", sessions, err)
+		}
+	})
+}
+
+func checkFloor(t *testing.T, st floorStore) {
+	srv := httptest.NewServer(floorHandler(st))
+	defer srv.Close()
+	c := srv.Client()
+	tokens := make([]string, 8)
+	for i := range tokens {
+		var s struct {
+			AccessToken string `json:"access_token"`
+		}
+		if code := post(c, "POST", srv.URL+"/v1/auth/guest", "", "", &s); code != http.StatusCreated || s.AccessToken == "" {
+			t.Fatalf("guest: %d %q", code, s.AccessToken)
+		}
+		tokens[i] = s.AccessToken
+	}
+	var g struct{ ID string }
+	if code := post(c, "POST", srv.URL+"/v1/guides", tokens[0], `{}`, &g); code != http.StatusCreated {
+		t.Fatalf("guide: %d", code)
+	}
+	var wg sync.WaitGroup
+	for _, tok := range tokens {
+		for range 2 { // the double tap, at once
+			wg.Go(func() {
+				var r struct {
+					LikedByMe bool  `json:"liked_by_me"`
+					LikeCount int64 `json:"like_count"`
+				}
+				if code := post(c, "PUT", srv.URL+"/v1/guides/"+g.ID+"/like", tok, "", &r); code != http.StatusOK || !r.LikedByMe || r.LikeCount < 1 || r.LikeCount > 8 {
+					t.Errorf("like: %d %+v", code, r)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	var after struct {
+		LikeCount int64 `json:"like_count"`
+	}
+	if post(c, "GET", srv.URL+"/v1/guides/"+g.ID, "", "", &after); after.LikeCount != 8 {
+		t.Errorf("like_count after 8 guests × 2 taps: %d", after.LikeCount)
+	}
+	for _, id := range []string{"00000000-0000-4000-8000-999999999999", "probe"} {
+		if code := post(c, "PUT", srv.URL+"/v1/guides/"+id+"/like", tokens[0], "", nil); code != http.StatusNotFound {
+			t.Errorf("like of unknown guide %s: %d, want 404", id, code)
+		}
+	}
+}
+
+// The comparison prints both ratios when the database floor ran, and its
+// JSON keeps the old fields, adding the database floor's.
+func TestComparisonPrintsBothRatios(t *testing.T) {
+	run := func(p95, perS float64) likeSummary {
+		return likeSummary{Taps: 2, Answers: map[int]int{200: 2}, P95ms: p95, RecordedPerS: perS, LikeCount: 1}
+	}
+	c := &stormComparison{Users: 1, API: []likeSummary{run(300, 80)}, Floor: []likeSummary{run(200, 100)}}
+	var out bytes.Buffer
+	c.print(&out)
+	if !strings.Contains(out.String(), "p95 ÷ floor 1.50; recorded/s ÷ floor 0.80") || strings.Contains(out.String(), "db floor") {
+		t.Fatalf("memory floor only:\n%s", out.String())
+	}
+	c.FloorDB, c.FloorDBConns = []likeSummary{run(600, 40)}, 16
+	out.Reset()
+	c.print(&out)
+	if !strings.Contains(out.String(), "p95 ÷ floor 1.50; recorded/s ÷ floor 0.80") ||
+		!strings.Contains(out.String(), "p95 ÷ db floor 0.50; recorded/s ÷ db floor 2.00") {
+		t.Fatalf("both floors:\n%s", out.String())
+	}
+	var back map[string]json.RawMessage
+	b, _ := json.Marshal(c)
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"date", "users", "api", "floor", "floor_db", "floor_db_conns"} {
+		if _, ok := back[k]; !ok {
+			t.Errorf("JSON lacks %q: %s", k, b)
+		}
+	}
+}
