@@ -67,7 +67,8 @@ func (d *dbFloor) newGuide(ctx context.Context) (string, error) {
 // is the likes its snapshot sees plus its own when the snapshot does not
 // see it: inserted by this statement (a CTE's insert is invisible to its
 // siblings), or by a double tap that committed after the snapshot was
-// taken (ON CONFLICT waited for it).
+// taken (ON CONFLICT waited for it). ins runs whether or not it is read:
+// PostgreSQL executes a data-modifying WITH exactly once.
 func (d *dbFloor) like(ctx context.Context, guide, token string) (int, bool, error) {
 	if !isUUID(guide) || !isUUID(token) {
 		return 0, false, nil
@@ -79,8 +80,8 @@ WITH g AS (SELECT id FROM `+floorSchema+`.guides WHERE id = $1),
 ins AS (INSERT INTO `+floorSchema+`.likes (guide_id, session_id) SELECT id, $2 FROM g ON CONFLICT DO NOTHING RETURNING 1)
 SELECT (SELECT count(*) FROM `+floorSchema+`.likes WHERE guide_id = $1)
 	+ CASE WHEN EXISTS (SELECT FROM `+floorSchema+`.likes WHERE guide_id = $1 AND session_id = $2) THEN 0 ELSE 1 END,
-	EXISTS (SELECT FROM g), (SELECT count(*) FROM ins)`,
-		guide, token).Scan(&n, &found, new(int))
+	EXISTS (SELECT FROM g)`,
+		guide, token).Scan(&n, &found)
 	return pick(found, n, 0), found, err
 }
 
