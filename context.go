@@ -19,3 +19,8 @@ func RequestID(ctx context.Context) string {
 	id, _ := ctx.Value(requestIDKey).(string)
 	return id
 }
+
+// IsRequestIDKey says whether key is the one RequestID reads: a context
+// type of its own (the API's per-request state) can then answer it from
+// Value itself, without a WithValue layer on top.
+func IsRequestIDKey(key any) bool { return key == requestIDKey }

@@ -60,12 +60,12 @@ func newBodyGate(lim BodyLimits, reg prometheus.Registerer) *bodyGate {
 
 // receive reads a request's body into memory under the minimum rate and
 // the JSON body ceiling, then hands it on; an upload's body is left to the
-// upload gate, and a request without a body passes at once.
-func (g *bodyGate) receive(c *gin.Context) {
+// upload gate, and a request without a body passes at once. False when
+// the request was answered instead.
+func (g *bodyGate) receive(c *gin.Context) bool {
 	r := c.Request
 	if r.ContentLength == 0 || r.Body == nil || r.Body == http.NoBody || isUpload(c) {
-		c.Next()
-		return
+		return true
 	}
 	keys := addrCaps(c, "a:", g.lim.PerAddr)
 	if i := g.inflight.Enter(keys...); i >= 0 {
@@ -74,7 +74,7 @@ func (g *bodyGate) receive(c *gin.Context) {
 		fail(c, &guidepost.Error{Code: guidepost.ERATELIMITED,
 			Message: fmt.Sprintf("at most %d request bodies may arrive at once from one %s; retry when one has arrived", keys[i].Max, keys[i].Scope()),
 			Limit:   &guidepost.Limit{Name: "concurrent_bodies_per_address", Quota: int64(keys[i].Max), RetryAfter: time.Second}})
-		return
+		return false
 	}
 	g.receiving.Add(1)
 	body, err := g.read(c)
@@ -82,10 +82,10 @@ func (g *bodyGate) receive(c *gin.Context) {
 	g.inflight.Leave(keys...)
 	if err != nil {
 		fail(c, err)
-		return
+		return false
 	}
 	c.Request.Body = body
-	c.Next()
+	return true
 }
 
 // read buffers the body. One over maxJSONBody is handed on as its first

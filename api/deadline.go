@@ -13,7 +13,8 @@ import (
 // runtime's timer heap and four allocations. The first Done (a query, a
 // call to Redis, a derived context) makes the real context, which counts
 // from the same deadline; until then Deadline and Err answer from the
-// clock.
+// clock. A zero at is no deadline (yet): the context is its parent's
+// until the /v1 step sets one, before any handler has seen it.
 type lazyDeadline struct {
 	parent context.Context
 	at     time.Time
@@ -51,14 +52,25 @@ func (c *lazyDeadline) made() context.Context {
 	return r.ctx
 }
 
+// setDeadline starts the deadline; only before the context is handed on.
+func (c *lazyDeadline) setDeadline(at time.Time) { c.at = at }
+
 func (c *lazyDeadline) Deadline() (time.Time, bool) {
+	if c.at.IsZero() {
+		return c.parent.Deadline()
+	}
 	if d, ok := c.parent.Deadline(); ok && d.Before(c.at) {
 		return d, true
 	}
 	return c.at, true
 }
 
-func (c *lazyDeadline) Done() <-chan struct{} { return c.made().Done() }
+func (c *lazyDeadline) Done() <-chan struct{} {
+	if c.at.IsZero() {
+		return c.parent.Done()
+	}
+	return c.made().Done()
+}
 
 // Err is the parent's error, or DeadlineExceeded once the deadline has
 // passed (Canceled once the handler returned); then the real context is
@@ -66,6 +78,9 @@ func (c *lazyDeadline) Done() <-chan struct{} { return c.made().Done() }
 func (c *lazyDeadline) Err() error {
 	if r := c.real.Load(); r != nil {
 		return r.ctx.Err()
+	}
+	if c.at.IsZero() {
+		return c.parent.Err()
 	}
 	if c.parent.Err() != nil || c.stopped.Load() || !time.Now().Before(c.at) {
 		return c.made().Err()
@@ -84,7 +99,12 @@ func (c *lazyDeadline) Value(key any) any {
 
 // AfterFunc lets context.WithCancel and its siblings attach to this
 // context without a goroutine each (context's afterFuncer).
-func (c *lazyDeadline) AfterFunc(f func()) func() bool { return context.AfterFunc(c.made(), f) }
+func (c *lazyDeadline) AfterFunc(f func()) func() bool {
+	if c.at.IsZero() {
+		return context.AfterFunc(c.parent, f)
+	}
+	return context.AfterFunc(c.made(), f)
+}
 
 // stop cancels the context as the handler returns, releasing the timer if
 // one was started.

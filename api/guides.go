@@ -38,7 +38,8 @@ type GuideService interface {
 func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g := v1.Group("/guides", s.guidesEnabled)
 	write := s.metered(s.cfg.Rates.GuideWrite, s.cfg.Rates.GuideRefusals, nil)
-	like := s.limit(s.cfg.Rates.Like, byAccount)
+	// A like refused 401 gives its event back (limitRefunding).
+	like := s.limitRefunding(s.cfg.Rates.Like, byAccount, http.StatusUnauthorized)
 	g.POST("", s.requireUser, write, s.createGuide)
 	g.GET("", s.guidesInBBox)
 	g.GET("/nearby", s.nearbyGuides)
@@ -46,10 +47,12 @@ func (s *Server) guideRoutes(v1 *gin.RouterGroup) {
 	g.GET("/:id", s.getGuide)
 	g.PATCH("/:id", s.requireUser, write, s.updateGuide)
 	g.DELETE("/:id", s.requireUser, write, s.deleteGuide)
-	// A like gives its slot back before its rate limit: what is left is a
-	// Redis call and a group commit, waits that cost this process no CPU.
-	g.PUT(likeRoute, s.requireUser, freeSlot, like, s.likeGuide)
-	g.DELETE(likeRoute, s.requireUser, freeSlot, like, s.unlikeGuide)
+	// A like's write checks its session (authToken). It gives its slot
+	// back before its rate limit: what is left is a Redis call and a group
+	// commit, waits that cost this process no CPU.
+	likes := s.v1(authToken).Group("/guides", s.guidesEnabled)
+	likes.PUT(likeRoute, s.requireUser, freeSlot, like, s.likeGuide)
+	likes.DELETE(likeRoute, s.requireUser, freeSlot, like, s.unlikeGuide)
 }
 
 // guidesEnabled answers 503 when main wired no guide service (the routes
@@ -183,7 +186,7 @@ type likeJSON struct {
 }
 
 // likeRoute is the like's path under /v1/guides; authenticate leaves its
-// session check to the like's own statement (sessionCheckedByWrite).
+// session check to the like's own statement (authToken).
 const likeRoute = "/:id/like"
 
 func (s *Server) likeGuide(c *gin.Context)   { s.answerLike(c, s.deps.Guides.Like) }

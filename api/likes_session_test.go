@@ -12,6 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/ratelimit"
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
@@ -29,6 +31,11 @@ func (q *queryCounter) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryE
 // committer whose batches wait window to fill, its users and guides read
 // and written through a pool whose statements are counted.
 func likeStack(t *testing.T, window time.Duration) (*fullStack, *queryCounter) {
+	return likeStackWith(t, window, nil)
+}
+
+// likeStackWith is likeStack with tune's changes to the server.
+func likeStackWith(t *testing.T, window time.Duration, tune func(*testServer)) (*fullStack, *queryCounter) {
 	q := &queryCounter{}
 	f := newFullStackWith(t, func(ts *testServer, db *gsql.DB) {
 		cfg, err := pgxpool.ParseConfig(db.Pool.Config().ConnString())
@@ -48,6 +55,9 @@ func likeStack(t *testing.T, window time.Duration) (*fullStack, *queryCounter) {
 		}
 		t.Cleanup(store.StopLikeBatching)
 		ts.AuthDeps.Store, ts.GuideDeps.Store = gsql.NewUsers(traced), store
+		if tune != nil {
+			tune(ts)
+		}
 	})
 	return f, q
 }
@@ -125,5 +135,31 @@ func TestLikesOfEndedSessionsAreRefusedInTheirBatch(t *testing.T) {
 	}
 	if rows != guests/2 {
 		t.Errorf("%d likes written, want %d", rows, guests/2)
+	}
+}
+
+// A like spends its account's like budget before its write finds the
+// session signed out; refused 401, it gives the event back: a token of an
+// ended session, still unexpired, cannot drain its account's likes.
+func TestLikesOfEndedSessionsSpendNoBudget(t *testing.T) {
+	rl, like := (*ratelimit.Redis)(nil), guidepost.Rate{Name: "like", Count: 3, Period: time.Hour}
+	f, _ := likeStackWith(t, time.Millisecond, func(ts *testServer) {
+		rl = limiter(t)
+		ts.Limiter, ts.Rates.Like = rl, like
+	})
+	guide, _ := guideToLike(f)
+	guest := f.doRaw("POST", "/v1/auth/guest", "", "", nil, 201)
+	token, user := guest["access_token"].(string), guest["user"].(map[string]any)["id"].(string)
+	f.doRaw("PUT", "/v1/guides/"+guide+"/like", token, "", nil, 200)
+	if status, _, raw := f.send("POST", "/v1/auth/logout", token, "", nil); status != 204 {
+		t.Fatalf("logout: %d %s", status, raw)
+	}
+	for i := range 2 * like.Count {
+		if status, _, raw := f.send("DELETE", "/v1/guides/"+guide+"/like", token, "", nil); status != 401 {
+			t.Fatalf("unlike %d after logout: %d %s", i, status, raw)
+		}
+	}
+	if left := rl.Take(context.Background(), user, like, 0).Remaining; left != like.Count-1 {
+		t.Errorf("%d likes left of %d after one like and refused ones, want %d", left, like.Count, like.Count-1)
 	}
 }

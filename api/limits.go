@@ -58,19 +58,39 @@ type Rates struct {
 // account). Answers on a limited route carry the RateLimit headers whether
 // refused or not, so a client can slow down before it is refused.
 func (s *Server) limit(r guidepost.Rate, by func(*gin.Context) []guidepost.Scope) gin.HandlerFunc {
+	return s.limitRefunding(r, by, 0)
+}
+
+// limitRefunding is limit for a route whose answer refund (401 for a like:
+// its session had ended, which only its write could tell) says the
+// request did nothing: the event it spent is given back, so that a token
+// of a session signed out, still unexpired, cannot drain its account's
+// quota. 0 gives nothing back.
+func (s *Server) limitRefunding(r guidepost.Rate, by func(*gin.Context) []guidepost.Scope, refund int) gin.HandlerFunc {
 	if s.deps.Limiter == nil || r.Off() {
 		return func(c *gin.Context) { c.Next() }
 	}
 	return func(c *gin.Context) {
-		r, res := s.take(c.Request.Context(), r, by(c))
-		setRateHeaders(c, r.Name, int64(r.Count), r.Period, int64(res.Remaining), res.ResetAfter)
+		scopes := by(c)
+		told, res := s.take(c.Request.Context(), r, scopes)
+		setRateHeaders(c, told.Name, int64(told.Count), told.Period, int64(res.Remaining), res.ResetAfter)
 		if !res.Allowed {
 			c.Header("Connection", "close") // the body stays unread
-			fail(c, guidepost.RateLimited(r, res, fmt.Sprintf("too many requests (%s allows %d per %s); retry in %d s",
-				r.Name, r.Count, r.Period, seconds(res.RetryAfter))))
+			fail(c, guidepost.RateLimited(told, res, fmt.Sprintf("too many requests (%s allows %d per %s); retry in %d s",
+				told.Name, told.Count, told.Period, seconds(res.RetryAfter))))
 			return
 		}
 		c.Next()
+		if refund != 0 && c.Writer.Status() == refund {
+			s.giveBack(context.WithoutCancel(c.Request.Context()), r, scopes)
+		}
+	}
+}
+
+// giveBack returns one event of r to every scope (r times its multiple).
+func (s *Server) giveBack(ctx context.Context, r guidepost.Rate, scopes []guidepost.Scope) {
+	for _, sc := range scopes {
+		s.deps.Limiter.Take(ctx, sc.Key, r.Times(sc.Mult), -1)
 	}
 }
 
@@ -87,9 +107,7 @@ func (s *Server) take(ctx context.Context, r guidepost.Rate, scopes []guidepost.
 			told, tell = res, r.Times(sc.Mult)
 		}
 		if !res.Allowed {
-			for _, spent := range scopes[:i] {
-				s.deps.Limiter.Take(context.WithoutCancel(ctx), spent.Key, r.Times(spent.Mult), -1)
-			}
+			s.giveBack(context.WithoutCancel(ctx), r, scopes[:i])
 			break
 		}
 	}

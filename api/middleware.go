@@ -22,8 +22,8 @@ import (
 )
 
 // front is the first step of every request, the work each needs once:
-// counted while its handler runs (inflight), an id (setRequestID), the
-// logger fail reaches (logKey), its duration (httpMetrics) and its access
+// counted while its handler runs (inflight), its state (request: an id,
+// the logger fail reaches), its duration (httpMetrics) and its access
 // line (logAccess). One step, not five: each step is a frame and a defer
 // in gin's walk, paid by every hot answer. recoverPanics stays the last
 // step, so a panic never unwinds past the metrics and the access line.
@@ -33,19 +33,20 @@ func (s *Server) front(metrics *httpMetrics) gin.HandlerFunc {
 		s.handlers.enter()
 		defer s.handlers.leave()
 		start := time.Now()
-		setRequestID(c)
-		c.Set(logKey, log)
+		r := newRequest(c.Request.Context(), requestIDOf(c), log)
+		c.Request = c.Request.WithContext(r)
+		c.Writer.Header()["X-Request-Id"] = []string{r.id} // canonical already: Set would copy the key
 		c.Next()
 		took := time.Since(start)
 		metrics.observe(c, took)
-		logAccess(log, c, took)
+		logAccess(r, c, took)
 	}
 }
 
-// setRequestID reuses a sane X-Request-ID from the caller (a proxy or the
+// requestIDOf reuses a sane X-Request-ID from the caller (a proxy or the
 // app) so one id follows a request across systems, else makes one. The id
 // rides in the request's context, so services' log lines carry it too.
-func setRequestID(c *gin.Context) {
+func requestIDOf(c *gin.Context) string {
 	var id string
 	if v := c.Request.Header["X-Request-Id"]; len(v) > 0 { // canonical: Get would canonicalise it again
 		id = v[0]
@@ -53,8 +54,7 @@ func setRequestID(c *gin.Context) {
 	if !validRequestID(id) {
 		id = newRequestID()
 	}
-	c.Request = c.Request.WithContext(guidepost.WithRequestID(c.Request.Context(), id))
-	c.Writer.Header()["X-Request-Id"] = []string{id} // canonical already: Set would copy the key
+	return id
 }
 
 // newRequestID is 96 random bits in hex. An id needs to be unique, not
@@ -81,19 +81,6 @@ func validRequestID(id string) bool {
 	return true
 }
 
-func requestID(c *gin.Context) string { return guidepost.RequestID(c.Request.Context()) }
-
-// logKey is where front puts the API's logger for fail, which every
-// handler calls without a *Server.
-const logKey = "log"
-
-func logger(c *gin.Context) *slog.Logger {
-	if v, ok := c.Get(logKey); ok {
-		return v.(*slog.Logger)
-	}
-	return guidepost.Logger(nil)
-}
-
 // recoverPanics turns a panic into a logged 500 instead of a dropped
 // connection; the server keeps serving.
 func recoverPanics(c *gin.Context) {
@@ -109,24 +96,29 @@ func recoverPanics(c *gin.Context) {
 }
 
 // logAccess writes one structured line per request; log's handler adds
-// the request id from the context.
-func logAccess(log *slog.Logger, c *gin.Context, took time.Duration) {
+// the request id from the context. The fields ride as one group without a
+// name, which handlers write inline, as if each were the record's own: a
+// record keeps five attributes in place and allocates for more, and the
+// group's are kept in the request.
+func logAccess(r *request, c *gin.Context, took time.Duration) {
 	level := slog.LevelInfo
 	if c.Writer.Status() >= 500 {
 		level = slog.LevelWarn
 	}
-	if !log.Enabled(c.Request.Context(), level) {
+	ctx := c.Request.Context()
+	if !r.log.Enabled(ctx, level) {
 		return // before its attributes cost anything
 	}
-	log.LogAttrs(c.Request.Context(), level, "request",
+	r.access = [...]slog.Attr{
 		slog.String("method", c.Request.Method),
 		slog.String("route", c.FullPath()),
 		slog.String("path", c.Request.URL.Path),
 		slog.Int("status", c.Writer.Status()),
 		slog.Int("bytes", c.Writer.Size()),
 		slog.Duration("took", took),
-		slog.String("user_id", auth.UserID(c.Request.Context())),
-	)
+		slog.String("user_id", auth.UserID(ctx)),
+	}
+	r.log.LogAttrs(ctx, level, "request", slog.Attr{Value: slog.GroupValue(r.access[:]...)})
 }
 
 // httpMetrics records request durations labelled by route template, never
@@ -184,6 +176,13 @@ func methodLabel(m string) string {
 // whose cursor was mangled must learn it, not get page one again. Values
 // must be valid UTF-8, since every one may reach PostgreSQL.
 func strictQuery(c *gin.Context) {
+	if queryOK(c) {
+		c.Next()
+	}
+}
+
+// queryOK is strictQuery's check; false when the request was answered.
+func queryOK(c *gin.Context) bool {
 	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
 		if pair == "" {
 			continue
@@ -197,13 +196,13 @@ func strictQuery(c *gin.Context) {
 		switch {
 		case kerr != nil || verr != nil || strings.Contains(pair, ";"):
 			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDFORMAT, "is not a valid URL-encoded query parameter")))
-			return
+			return false
 		case !utf8.ValidString(key) || !utf8.ValidString(value):
 			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDCHARS, "must be valid UTF-8")))
-			return
+			return false
 		}
 	}
-	c.Next()
+	return true
 }
 
 // printable makes a client's parameter name safe to echo in a problem.
@@ -220,50 +219,49 @@ func printable(s string) string {
 	}, s)
 }
 
-// deadline bounds the work a request can cause, so that a stuck dependency
-// frees the request's slot and connection instead of holding them. An
-// event stream has none (it bounds each of its reads itself).
-func (s *Server) deadline(c *gin.Context) {
-	if c.FullPath() == streamsRoute {
-		c.Next()
-		return
-	}
-	d := s.cfg.RequestTimeout
-	if c.Request.Method == http.MethodPost && c.FullPath() == "/v1/media" {
-		d += uploadBodyTime
-	}
-	ctx := withLazyDeadline(c.Request.Context(), time.Now().Add(d))
-	defer ctx.stop()
-	c.Request = c.Request.WithContext(ctx)
-	c.Next()
-}
+// authMode is how the /v1 step checks a bearer token; the routes declare
+// it (Server.v1).
+type authMode int
 
-// authenticate reads a bearer token when one is sent. A bad token is always
-// 401, even on public routes: silently treating it as anonymous would hide
-// a client bug. The routes that get a session (credentialRoutes) ignore
-// the header: a client refreshing because its token expired sends that
-// token along, and answering it token_expired would loop.
-func (s *Server) authenticate(c *gin.Context) {
+const (
+	// authSession checks the token and reads its session live: a token of
+	// a session signed out is refused.
+	authSession authMode = iota
+	// authToken checks the token's signature and expiry alone, for a route
+	// whose one effect is a write that checks the session live in its own
+	// statement (a like: see guides.Liker). A like storm then makes one
+	// round trip to PostgreSQL per like, its group commit, instead of a
+	// session check and then the commit, and a session revoked before the
+	// like is still refused by the write.
+	authToken
+)
+
+// authenticate reads a bearer token when one is sent; false when the
+// request was answered. A bad token is always 401, even on public routes:
+// silently treating it as anonymous would hide a client bug. The routes
+// that get a session (credentialRoutes) ignore the header: a client
+// refreshing because its token expired sends that token along, and
+// answering it token_expired would loop.
+func (s *Server) authenticate(c *gin.Context, mode authMode) bool {
 	h := c.GetHeader("Authorization")
 	if h == "" || credentialRoutes[c.FullPath()] {
-		c.Next()
-		return
+		return true
 	}
 	token, ok := strings.CutPrefix(h, "Bearer ")
 	if !ok {
 		s.unauthorized(c, guidepost.Errorf(guidepost.EUNAUTHORIZED, "the Authorization header must be 'Bearer <token>'"))
-		return
+		return false
 	}
 	var caller auth.Caller
 	var err error
-	if sessionCheckedByWrite[c.FullPath()] {
+	if mode == authToken {
 		caller, err = s.deps.Auth.VerifyToken(strings.TrimSpace(token))
 	} else {
 		caller, err = s.deps.Auth.Authenticate(c.Request.Context(), strings.TrimSpace(token))
 	}
 	if err != nil {
 		s.unauthorized(c, err)
-		return
+		return false
 	}
 	ctx := auth.NewContext(c.Request.Context(), caller)
 	if s.deps.Marks != nil {
@@ -273,16 +271,8 @@ func (s *Server) authenticate(c *gin.Context) {
 	// An answer to a signed-in caller is theirs: no shared cache keeps it,
 	// whatever the route forgets to say (routes may say more: no-store).
 	c.Header("Cache-Control", "private")
-	c.Next()
+	return true
 }
-
-// sessionCheckedByWrite are the routes whose one effect is a write that
-// checks the caller's session live in its own statement (a like: see
-// guides.Liker). authenticate checks only their token's signature and
-// expiry: a like storm then makes one round trip to PostgreSQL per like,
-// its group commit, instead of a session check and then the commit, and
-// a session revoked before the like is still refused by the write.
-var sessionCheckedByWrite = map[string]bool{"/v1/guides" + likeRoute: true}
 
 // requireUser guards routes that need an account.
 func (s *Server) requireUser(c *gin.Context) {

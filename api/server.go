@@ -197,7 +197,7 @@ func (s *Server) routes() {
 	e.GET("/problems", serveProblems)
 	e.GET("/problems/:type", serveProblemType)
 
-	v1 := e.Group("/v1", strictQuery, s.bodies.receive, s.admit, s.deadline, s.authenticate)
+	v1 := s.v1(authSession)
 	s.authRoutes(v1)
 	s.mediaRoutes(v1)
 	s.uploadRoutes(v1)
@@ -210,15 +210,40 @@ func (s *Server) routes() {
 	v1.GET("/about", s.about)
 }
 
-// admit puts an upload in its own pool (uploadGate, after it is
-// authenticated), lets an event stream through (the hub caps streams) and
-// every other request through the shedder.
-func (s *Server) admit(c *gin.Context) {
-	if isUpload(c) || c.FullPath() == streamsRoute {
-		c.Next()
-		return
+// v1 is the /v1 group whose routes check a bearer token as mode says.
+func (s *Server) v1(mode authMode) *gin.RouterGroup { return s.engine.Group("/v1", s.enter(mode)) }
+
+// enter is every /v1 request's way in, in order: a query that parses
+// (strictQuery), its body received (bodyGate), a slot (shedder; an upload
+// has its own pool, uploadGate, after it is authenticated, and an event
+// stream goes through: the hub caps streams), its deadline and its caller
+// (authenticate). One step, not five: each step is a frame and a defer in
+// gin's walk, and the shedder's slot and the deadline live in the request
+// (request.go), not in gin's keys and a context each.
+//
+// The deadline bounds the work a request can cause, so that a stuck
+// dependency frees the request's slot and connection instead of holding
+// them; an upload gets it on top of its body time, and an event stream has
+// none (it bounds each of its reads itself).
+func (s *Server) enter(mode authMode) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if !queryOK(c) || !s.bodies.receive(c) {
+			return
+		}
+		if c.FullPath() != streamsRoute {
+			r, d := requestOf(c), s.cfg.RequestTimeout
+			if isUpload(c) {
+				d += uploadBodyTime
+			} else if !s.shed.acquire(c, &r.slot) {
+				return
+			}
+			r.setDeadline(time.Now().Add(d))
+			defer r.leave()
+		}
+		if s.authenticate(c, mode) {
+			c.Next()
+		}
 	}
-	s.shed.handler(c)
 }
 
 // Handler is the root http.Handler.

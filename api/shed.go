@@ -57,30 +57,36 @@ func newShedder(limit int, target time.Duration, reg prometheus.Registerer) *she
 	return s
 }
 
+// handler is the shedder as a step of its own (the /v1 step calls acquire).
 func (s *shedder) handler(c *gin.Context) {
-	select {
-	case s.slots <- struct{}{}:
-	default:
-		if !s.queue(c) {
-			return
-		}
+	h := &requestOf(c).slot
+	if !s.acquire(c, h) {
+		return
 	}
-	h := &slotHold{s: s, start: time.Now(), held: true}
-	c.Set(slotKey, h)
 	defer h.release()
 	c.Next()
 }
 
-// slotHold is a request's slot, given back once.
+// acquire takes a slot into h, queueing if need be; false when the request
+// was answered instead.
+func (s *shedder) acquire(c *gin.Context, h *slotHold) bool {
+	select {
+	case s.slots <- struct{}{}:
+	default:
+		if !s.queue(c) {
+			return false
+		}
+	}
+	*h = slotHold{s: s, start: time.Now(), held: true}
+	return true
+}
+
+// slotHold is a request's slot, given back once; the request keeps it.
 type slotHold struct {
 	s     *shedder
 	start time.Time
 	held  bool
 }
-
-type slotKeyType struct{}
-
-var slotKey slotKeyType
 
 func (h *slotHold) release() {
 	if h.held {
@@ -95,11 +101,7 @@ func (h *slotHold) release() {
 // like waiting for its rate limit and its group commit: see freeSlot):
 // the slot serves another request meanwhile, as if this one had left the
 // queue.
-func releaseSlot(c *gin.Context) {
-	if v, ok := c.Get(slotKey); ok {
-		v.(*slotHold).release()
-	}
-}
+func releaseSlot(c *gin.Context) { requestOf(c).slot.release() }
 
 // freeSlot gives the request's slot back before the handlers after it:
 // a route's way of saying that its remaining work waits on Redis and
