@@ -90,6 +90,11 @@ func (m *misses) waitQuiet(ctx context.Context, limit time.Duration) bool {
 		case <-m.quiet:
 		}
 	}
+	// Pass the token on: another loader may be waiting for it.
+	select {
+	case m.quiet <- struct{}{}:
+	default:
+	}
 	return ctx.Err() == nil
 }
 
