@@ -35,9 +35,9 @@
 // that misses a tile in L1 is answered by PostgreSQL, exactly as with the
 // cache off, while the tile is loaded in the background by FillConcurrency
 // loaders, each resting between loads (FillDuty) and starting one only
-// when no miss waits on the database (or after FillWait): a cold cache is
-// never slower than no cache. A loader asks L2,
-// Redis, for the tile at its current version (key names the version, so
+// when no search is under way (or after FillWait), and identical misses
+// share one query: a cold cache is never slower than no cache. A loader
+// asks L2, Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
 // per ring and deduplicated per tile.
 // Redis calls time out after RedisTimeout and a failure makes the cache

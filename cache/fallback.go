@@ -18,6 +18,7 @@ import (
 
 // Nearby answers from tiles, or from the store when it cannot.
 func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+	defer c.misses.start()()
 	items, reason := c.nearbyFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("nearby", reason)
@@ -34,6 +35,7 @@ func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 // InBBox answers a viewport from the tiles it covers, or from the store
 // when it cannot.
 func (c *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
+	defer c.misses.start()()
 	items, truncated, reason := c.bboxFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("bbox", reason)

@@ -24,11 +24,19 @@ import (
 // them.
 
 // misses coalesces identical concurrent misses and tells the background
-// loaders when none is in flight.
+// loaders when no search is under way. It counts every search, hits too:
+// a miss queues its tiles' loads before it asks the store, and a loader
+// must not slip into that gap; a hit takes microseconds.
 type misses struct {
 	flight  singleflight.Group
-	pending atomic.Int64  // misses waiting on the store now
+	pending atomic.Int64  // searches under way
 	quiet   chan struct{} // a token when pending fell to 0
+}
+
+// start counts a search under way until the function it returns is called.
+func (m *misses) start() func() {
+	m.pending.Add(1)
+	return m.done
 }
 
 func newMisses() *misses { return &misses{quiet: make(chan struct{}, 1)} }
@@ -47,16 +55,9 @@ func (m *misses) do(ctx context.Context, key string, read func(context.Context) 
 	// A caller that must see its own write (its read mark) shares only
 	// with callers that must see the same.
 	key += "|" + strconv.FormatUint(guidepost.ReadMark(ctx), 10)
-	v, err, _ := m.flight.Do(key, func() (any, error) {
-		m.pending.Add(1)
-		defer m.done()
-		return read(ctx)
-	})
+	v, err, _ := m.flight.Do(key, func() (any, error) { return read(ctx) })
 	if err != nil && ctx.Err() == nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
-		m.pending.Add(1)
-		defer m.done()
-		s, err := read(ctx)
-		return s, err
+		return read(ctx)
 	}
 	if err != nil {
 		return shared{}, err
@@ -75,7 +76,7 @@ func (m *misses) done() {
 	}
 }
 
-// waitQuiet returns once no miss waits on the store, or after at most
+// waitQuiet returns once no search is under way, or after at most
 // limit (so that the cache still fills under a load that never pauses),
 // or when ctx ends (false).
 func (m *misses) waitQuiet(ctx context.Context, limit time.Duration) bool {
