@@ -34,9 +34,10 @@
 // Tiers and refresh. L1 is otter, in process, weighted by bytes. A search
 // that misses a tile in L1 is answered by PostgreSQL, exactly as with the
 // cache off, while the tile is loaded in the background by FillConcurrency
-// loaders, each resting between loads (FillDuty): a cold cache is never
-// slower than no cache. A loader asks L2,
-// Redis, for the tile at its current version (key names the version, so
+// loaders, each resting between loads (FillDuty) and starting one only
+// when no search is under way (or after FillWait), and identical misses
+// share one query: a cold cache is never slower than no cache. A loader
+// asks L2, Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
 // per ring and deduplicated per tile.
 // Redis calls time out after RedisTimeout and a failure makes the cache
@@ -113,6 +114,7 @@ type Guides struct {
 
 	fills   chan fillJob // tiles to load in the background
 	pending sync.Map     // tile -> struct{}: queued or loading
+	misses  *misses      // searches the store answers now
 
 	run   runner
 	calls calls
@@ -130,7 +132,7 @@ func New(deps Deps, opt Config) *Guides {
 	opt = opt.withDefaults()
 	src := deps.Source
 	c := &Guides{Store: deps.Store, src: src, opt: opt, redis: deps.Redis, log: guidepost.Logger(deps.Log), m: newMetrics(deps.Registerer), writes: make(chan []*entry, 64),
-		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), wide: make(chan struct{}, opt.WideClusterings)}
+		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{

@@ -13,14 +13,20 @@ import (
 // text search is the full-text index's job), and it would read little
 // enough (MaxTileGuides, MaxScan,
 // MaxRings, MaxBBoxTiles, MaxBBoxGuides); any load error also sends it to
-// the store. Each decision is counted by its reason.
+// the store. Each decision is counted by its reason. The store's answer
+// is shared by identical misses under way at once (misses.go).
 
 // Nearby answers from tiles, or from the store when it cannot.
 func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+	defer c.misses.start()()
 	items, reason := c.nearbyFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("nearby", reason)
-		return c.Store.Nearby(ctx, q)
+		s, err := c.misses.do(ctx, nearbyKey(q), func(ctx context.Context) (shared, error) {
+			items, err := c.Store.Nearby(ctx, q)
+			return shared{items: items}, err
+		})
+		return s.items, err
 	}
 	c.m.answers.WithLabelValues("nearby", "cache").Inc()
 	return items, nil
@@ -29,10 +35,15 @@ func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 // InBBox answers a viewport from the tiles it covers, or from the store
 // when it cannot.
 func (c *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item, bool, error) {
+	defer c.misses.start()()
 	items, truncated, reason := c.bboxFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("bbox", reason)
-		return c.Store.InBBox(ctx, q)
+		s, err := c.misses.do(ctx, bboxKey(q), func(ctx context.Context) (shared, error) {
+			items, truncated, err := c.Store.InBBox(ctx, q)
+			return shared{items: items, truncated: truncated}, err
+		})
+		return s.items, s.truncated, err
 	}
 	c.m.answers.WithLabelValues("bbox", "cache").Inc()
 	return items, truncated, nil

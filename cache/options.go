@@ -61,6 +61,10 @@ type Config struct {
 	// that no load holds a core for long: one of thousands took 100–250 ms
 	// and set the cold start's p95 (see BENCHMARKS.md).
 	FillBatchGuides int
+	// FillWait (1 s) bounds how long a loader waits for a moment when no
+	// miss is waiting on the database: under a load that never pauses the
+	// cache still fills, a batch at least every FillWait.
+	FillWait time.Duration
 }
 
 // DefaultConfig is the cache's configuration with every default: the
@@ -85,6 +89,7 @@ func DefaultConfig() Config {
 		FillConcurrency:  1,
 		FillDuty:         0.25,
 		FillBatchGuides:  500,
+		FillWait:         time.Second,
 	}
 }
 
@@ -106,6 +111,7 @@ func (o Config) withDefaults() Config {
 	guidepost.Default(&o.FillConcurrency, def.FillConcurrency)
 	guidepost.Default(&o.FillDuty, def.FillDuty)
 	guidepost.Default(&o.FillBatchGuides, def.FillBatchGuides)
+	guidepost.Default(&o.FillWait, def.FillWait)
 	o.FillDuty = min(o.FillDuty, 1)
 	guidepost.Default(&o.L1Bytes, def.L1Bytes)
 	guidepost.Default(&o.TileBytes, def.TileBytes)

@@ -94,6 +94,11 @@ func TestViewportPlanReadsTheAnswerOnly(t *testing.T) {
 		{"a street in central Seoul", guides.BBox{MinLng: 126.973, MinLat: 37.558, MaxLng: 126.983, MaxLat: 37.574}, 20},
 		{"central Seoul", guides.BBox{MinLng: 126.948, MinLat: 37.518, MaxLng: 127.008, MaxLat: 37.614}, 100},
 		{"central Busan", guides.BBox{MinLng: 129.06, MinLat: 35.155, MaxLng: 129.09, MaxLat: 35.203}, 100},
+		// The widest viewport a map list asks for (0.2° × 0.32°), where a
+		// generic plan of the single-index form read all of the rectangle.
+		{"0.2° over Seoul", guides.BBox{MinLng: 126.878, MinLat: 37.4065, MaxLng: 127.078, MaxLat: 37.7265}, 100},
+		{"0.2° over Gangwon", guides.BBox{MinLng: 128.3, MinLat: 37.64, MaxLng: 128.5, MaxLat: 37.96}, 100},
+		{"0.2° over the sea", guides.BBox{MinLng: 129.9, MinLat: 37.34, MaxLng: 130.1, MaxLat: 37.66}, 100},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			query, args := gsql.BBoxQuerySQL(guides.BBoxQuery{BBox: tc.box, Limit: tc.limit}, tc.limit+9)

@@ -13,11 +13,17 @@ import "github.com/guidepost/guidepost/guides"
 // proportion to the share of all guides outside the rectangle (~3,800
 // heap rows for 100 in central Seoul at 1 M guides).
 
-// maxMergeCells bounds the cells of one merge, each read up to LIMIT: past
-// it (a viewport wider than about 0.1°, which in a city holds a large
-// share of all guides) the primary-key walk is short and the single-index
-// form answers.
-const maxMergeCells = 64
+// maxMergeCells bounds the cells of one merge, each read up to LIMIT. It
+// covers a phone screen 0.2° wide and 0.32° tall (11 × 17 cells), the
+// widest viewport a map list asks for. The single-index form answering
+// past it is at the planner's mercy: its estimates cannot see the
+// rectangle in a generic plan (pgx prepares statements, and PostgreSQL
+// plans them generically after five runs), which walks the planar index
+// and sorts all of the rectangle: at 1 M guides a 0.2° viewport over
+// Seoul read 160,000 buffers (3.3 s) for 100 guides, where this merge
+// reads ~900 and the same viewport over a sparse province or the sea
+// ~600 (three index pages per cell, whatever it holds).
+const maxMergeCells = 192
 
 // The cell grid: guide_cell numbers a location as guide_tile does, at half
 // its resolution. floor(lat*50) is floor(floor(lat*100)/2) in IEEE
