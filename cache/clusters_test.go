@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -126,6 +127,54 @@ func (s *concurrentClusters) Clusters(ctx context.Context, q guides.ClusterQuery
 	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
 	}
 	return s.Store.Clusters(ctx, q)
+}
+
+// VectorTile counts with Clusters: a low-zoom tile is a wide clustering.
+func (s *concurrentClusters) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
+	n := s.now.Add(1)
+	defer s.now.Add(-1)
+	for m := s.most.Load(); n > m && !s.most.CompareAndSwap(m, n); m = s.most.Load() {
+	}
+	return s.Store.VectorTile(ctx, q)
+}
+
+// Low-zoom vector tiles (each cut from a wide clustering) take their turn
+// with the wide clusterings: a map's first screen of them is cut one at a
+// time, each still the store's bytes, while a zoom-12 tile waits for none.
+func TestWideVectorTilesAreCutOneAtATime(t *testing.T) {
+	ctx := context.Background()
+	_, store := seeded(t)
+	counting := &concurrentClusters{Store: store}
+	c := cache.New(cache.Deps{Store: counting, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	var wg sync.WaitGroup
+	errs := make([]error, 16)
+	for i := range errs {
+		wg.Go(func() {
+			q := guides.VectorTileQuery{Z: 4, X: 13 + i%2, Y: 5 + i/2%2, Tag: []string{"", "food", "cafe", "night"}[i/4]}
+			got, err := c.VectorTile(ctx, q)
+			if err == nil {
+				want, _ := store.VectorTile(ctx, q)
+				if !bytes.Equal(got, want) {
+					err = fmt.Errorf("tile %+v: %d bytes, want %d", q, len(got), len(want))
+				}
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if m := counting.most.Load(); m != 1 {
+		t.Fatalf("%d wide tiles cut at once, want 1", m)
+	}
 }
 
 // Clusterings of wide areas that miss the memo (a panned world map) are

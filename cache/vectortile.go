@@ -30,15 +30,38 @@ func fnv64a(s string) uint64 {
 }
 
 // VectorTile answers a tile from memory while its area is unchanged, else
-// from the store.
+// from the store. A low-zoom tile is cut from a wide clustering (a zoom-5
+// tile over Korea sums ~150k tile rows at 1 M guides), so it takes its
+// turn with the wide clusterings: a map's first screen asks for several
+// at once, and cut together they all passed their deadline.
 func (c *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {
 	r0, r1, c0, c1 := q.Clusters().Tiles()
 	key := func() string {
 		return strconv.Itoa(q.Z) + "/" + strconv.Itoa(q.X) + "/" + strconv.Itoa(q.Y) + "/" + q.Tag
 	}
 	return c.vtiles.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]byte, error) {
+		release, err := c.wideTurn(ctx, r0, r1, c0, c1)
+		if err != nil {
+			return nil, err
+		}
+		defer release()
 		return c.Store.VectorTile(ctx, q)
 	})
+}
+
+// wideTurn waits, when tiles r0..r1 × c0..c1 are more than
+// WideClusterTiles, for one of the WideClusterings slots; release gives it
+// back.
+func (c *Guides) wideTurn(ctx context.Context, r0, r1, c0, c1 int64) (release func(), err error) {
+	if (r1-r0+1)*(c1-c0+1) <= c.opt.WideClusterTiles {
+		return func() {}, nil
+	}
+	select {
+	case c.wide <- struct{}{}:
+		return func() { <-c.wide }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Clusters answers a clustering from memory while its area is unchanged,
@@ -55,14 +78,11 @@ func (c *Guides) Clusters(ctx context.Context, q guides.ClusterQuery) ([]guides.
 			strconv.Itoa(q.Zoom) + "/" + strconv.FormatBool(q.WithTop) + "/" + q.Tag
 	}
 	clusters, err := c.clusters.answer(ctx, c, q, key, [4]int64{r0, r1, c0, c1}, func(ctx context.Context) ([]guides.Cluster, error) {
-		if (r1-r0+1)*(c1-c0+1) > c.opt.WideClusterTiles {
-			select {
-			case c.wide <- struct{}{}:
-				defer func() { <-c.wide }()
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+		release, err := c.wideTurn(ctx, r0, r1, c0, c1)
+		if err != nil {
+			return nil, err
 		}
+		defer release()
 		return c.Store.Clusters(ctx, q)
 	})
 	return slices.Clone(clusters), err

@@ -54,7 +54,9 @@ const (
 	MaxClusterCells = 50_000
 	// MaxClusterScan bounds the guides a clustering above zoom 13 reads (it
 	// groups the viewport's guides themselves): a phone's viewport at zoom
-	// 14 in the densest city holds a few thousand.
+	// 14 in the densest city holds a few thousand at 1 M guides, tens of
+	// thousands at 10 M. A viewport holding more (with a tag: carrying it)
+	// is grouped on the zoom-13 grid instead, from the per-tile sums.
 	MaxClusterScan = 50_000
 
 	// A spot (SpotRadiusM around a point) holds at most MaxGuidesPerSpot

@@ -2,6 +2,7 @@ package sql_test
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
@@ -91,25 +92,40 @@ func TestOneSpotHoldsBoundedGuides(t *testing.T) {
 }
 
 // Above zoom 13 clustering groups the viewport's guides themselves, so a
-// viewport holding more than guides.MaxClusterScan is refused naming bbox;
-// the same place at zoom 13 (per-tile sums) and a small viewport answer.
-func TestFineClustersRefuseHugeScans(t *testing.T) {
+// viewport holding more than guides.MaxClusterScan is grouped on the
+// zoom-13 grid instead (exact per-tile counts, what zoom 13 answers), not
+// refused; with a tag only the guides carrying it count towards the bound,
+// and a small viewport is grouped finely.
+func TestFineClustersOverHugeScansUseTileSums(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
 	store := gsql.NewGuides(db)
 	author := guideUser(t, db)
 	stack(t, db, author, guides.MaxClusterScan/2+1, 37.5, 127.0)
 	stack(t, db, author, guides.MaxClusterScan/2+1, 37.6, 127.1)
-	wide := guides.BBox{MinLng: 126.9, MinLat: 37.4, MaxLng: 127.2, MaxLat: 37.7}
-	_, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 14})
-	if guidepost.ErrorCode(err) != guidepost.EINVALID || guidepost.ErrorFields(err)[0].Field != "bbox" {
-		t.Fatalf("zoom 14 over %d guides: %v", guides.MaxClusterScan+2, err)
+	// Two guides tagged "night" in one tile, in different zoom-14 cells.
+	if _, err := db.Pool.Exec(ctx, `UPDATE guides SET tags = '{night}', location = ST_SetSRID(ST_MakePoint(v.lng, 37.503), 4326)::geography
+		FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM guides LIMIT 2) s, (VALUES (1, 127.001), (2, 127.008)) v(i, lng)
+		WHERE guides.id = s.id AND v.i = s.i`); err != nil {
+		t.Fatal(err)
 	}
-	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 13}); err != nil || len(cl) != 2 {
-		t.Fatalf("zoom 13: %v %v", cl, err)
+	wide := guides.BBox{MinLng: 126.9, MinLat: 37.4, MaxLng: 127.2, MaxLat: 37.7}
+	z13, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 13, WithTop: true})
+	if err != nil || len(z13) != 2 || z13[0].Count+z13[1].Count != guides.MaxClusterScan+2 {
+		t.Fatalf("zoom 13: %+v %v", z13, err)
+	}
+	for _, zoom := range []int{14, 16} {
+		fine, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: zoom, WithTop: true})
+		if err != nil || !reflect.DeepEqual(fine, z13) {
+			t.Fatalf("zoom %d over %d guides: %+v %v, want zoom 13's %+v", zoom, guides.MaxClusterScan+2, fine, err, z13)
+		}
+	}
+	night, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 14, Tag: "night"})
+	if err != nil || len(night) != 2 || night[0].Count != 1 || night[1].Count != 1 {
+		t.Fatalf("zoom 14 over 2 guides tagged night: %+v %v", night, err)
 	}
 	small := guides.BBox{MinLng: 126.99, MinLat: 37.49, MaxLng: 127.01, MaxLat: 37.51}
-	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: small, Zoom: 16}); err != nil || len(cl) != 1 {
-		t.Fatalf("a small viewport at zoom 16: %v %v", cl, err)
+	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: small, Zoom: 16}); err != nil || len(cl) != 3 {
+		t.Fatalf("a small viewport at zoom 16: %+v %v", cl, err)
 	}
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/guides"
 )
 
@@ -15,7 +14,10 @@ import (
 // exact bounds. Up to zoom 13 a cell is whole tiles, so it adds up
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
 // transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
-// 10^6 guides. Finer zooms group the guides themselves.
+// 10^6 guides. Finer zooms group the guides themselves, unless the
+// viewport holds more than guides.MaxClusterScan of them (central Seoul at
+// zoom 14 at 10 M guides): then its cells are the zoom-13 ones, the tile
+// sums, still exact counts, for the price of its tile rows.
 //
 // authors (nil: none) are left out, as for a viewer who blocked them: up
 // to zoom 13 the tiles that hold one of their guides are summed from their
@@ -25,13 +27,20 @@ import (
 func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, authors []string) ([]guides.Cluster, error) {
 	var cells string
 	var args []any
-	if q.Zoom <= guides.MaxTileClusterZoom {
-		cells, args = tileCells(q, authors)
-	} else {
-		if err := s.checkClusterScan(ctx, q); err != nil {
+	fine := q.Zoom > guides.MaxTileClusterZoom
+	if fine {
+		fits, err := s.fineScanFits(ctx, q)
+		if err != nil {
 			return nil, err
 		}
+		fine = fits
+	}
+	if fine {
 		cells, args = guideCells(q, authors)
+	} else {
+		tq := q
+		tq.Zoom = min(q.Zoom, guides.MaxTileClusterZoom)
+		cells, args = tileCells(tq, authors)
 	}
 	var rows pgx.Rows
 	var err error
@@ -186,25 +195,24 @@ func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	return withTop(q, sums, cr, cc, where), []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1, authors}
 }
 
-// checkClusterScan refuses a fine-zoom clustering whose viewport holds
-// more than guides.MaxClusterScan guides: that path reads every guide in
-// the viewport, and the per-tile sums say how many that is for the price
-// of the tile rows.
-func (s *Guides) checkClusterScan(ctx context.Context, q guides.ClusterQuery) error {
-	b := q.BBox
+// fineScanFits tells whether a clustering above zoom 13 may group the
+// viewport's guides one by one: whether its tiles hold at most
+// guides.MaxClusterScan guides (with a tag, guides carrying it), which the
+// per-tile sums say for the price of the tile rows. Hidden guides and
+// blocked authors' count too: the bound is on what the grouping reads.
+func (s *Guides) fineScanFits(ctx context.Context, q guides.ClusterQuery) (bool, error) {
+	r0, r1, c0, c1 := q.Tiles()
+	from, args := `guide_tiles WHERE`, []any{r0, r1, c0, c1}
+	if q.Tag != "" {
+		from, args = `guide_tile_tags WHERE tag = $5 AND`, append(args, q.Tag)
+	}
 	var n int64
-	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
-		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
-		guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat), guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)).Scan(&n)
+	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM `+from+`
+		tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`, args...).Scan(&n)
 	if err != nil {
-		return translate(err, "guide")
+		return false, translate(err, "guide")
 	}
-	if n > guides.MaxClusterScan {
-		return guidepost.Invalid(guidepost.Field("bbox", guidepost.FOUTOFRANGE, fmt.Sprintf(
-			"holds about %d guides, more than the %d clustered at zoom %d and above: zoom out to %d or send a smaller viewport",
-			n, guides.MaxClusterScan, guides.MaxTileClusterZoom+1, guides.MaxTileClusterZoom)))
-	}
-	return nil
+	return n <= guides.MaxClusterScan, nil
 }
 
 // AuthorsIn looks for a guide of authors in q's tiles by the index on

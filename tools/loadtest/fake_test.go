@@ -58,6 +58,10 @@ type fakeAPI struct {
 	shed        int
 
 	scrapes int
+
+	// refuseTile, when set, answers the tiles it names with a 4xx problem
+	// (the API's refusals by design); it returns 0 for the others.
+	refuseTile func(uri string) int
 }
 
 // fakeMedia finishes (ready or failed) at doneAt, as a worker would; a
@@ -271,6 +275,15 @@ func (f *fakeAPI) list(w http.ResponseWriter, r *http.Request, _ string) {
 func (f *fakeAPI) tile(w http.ResponseWriter, r *http.Request) {
 	sum := sha256.Sum256([]byte(r.URL.RequestURI()))
 	etag := fmt.Sprintf(`"%x"`, sum[:8])
+	f.mu.Lock()
+	refuse := f.refuseTile
+	f.mu.Unlock()
+	if refuse != nil {
+		if code := refuse(r.URL.RequestURI()); code != 0 {
+			problem(w, code, "refused by design: "+r.URL.RequestURI())
+			return
+		}
+	}
 	w.Header().Set("ETag", etag)
 	switch {
 	case r.Header.Get("If-None-Match") == etag:

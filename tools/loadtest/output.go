@@ -93,6 +93,10 @@ func headlines(s *Summary) []string {
 	if t := s.Tiles; t != nil {
 		out = append(out, fmt.Sprintf("tiles: %d sessions, %d distinct tiles (warmed in %.1fs); 304 %.1f %%, 204 %.1f %%; p95 %.1f ms, floor %.1f ms (×%.2f); largest tile %d B gzipped",
 			t.Sessions, t.DistinctTiles, t.WarmS, 100*t.Share304, 100*t.Share204, t.P95Ms, t.Floor.P95, t.P95Ratio, t.MaxGzipBytes))
+		if t.Refused > 0 {
+			out = append(out, fmt.Sprintf("tiles refused by design (4xx problem, replayed as such by the floor): %d of %d distinct, e.g. %s",
+				t.Refused, t.DistinctTiles, t.RefusedTile))
+		}
 		for _, z := range t.Seoul {
 			out = append(out, fmt.Sprintf("tiles around Seoul City Hall, zoom %d: %d tiles, at most %d B (%d B gzipped, median %d B)",
 				z.Zoom, z.Tiles, z.MaxBytes, z.MaxGzip, z.MedianGzip))

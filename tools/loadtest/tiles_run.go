@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,9 +33,14 @@ type TileSummary struct {
 	FloorShare304 float64 `json:"floor_share_304"`
 	P95Ratio      float64 `json:"p95_ratio"` // API p95 ÷ floor p95
 	// MaxGzipBytes is the largest tile of the trace, gzipped.
-	MaxGzipBytes int         `json:"max_gzip_bytes"`
-	MaxGzipTile  string      `json:"max_gzip_tile"`
-	Seoul        []TileSizes `json:"seoul"` // the 3×3 tiles around City Hall at zooms 6, 10, 14
+	MaxGzipBytes int    `json:"max_gzip_bytes"`
+	MaxGzipTile  string `json:"max_gzip_tile"`
+	// Refused is how many distinct tiles of the trace the API refused by
+	// design (a 4xx problem, see refusedByDesign), RefusedTile one of them:
+	// the floor answers them with the same status and bytes.
+	Refused     int         `json:"refused_tiles"`
+	RefusedTile string      `json:"refused_tile,omitempty"`
+	Seoul       []TileSizes `json:"seoul"` // the 3×3 tiles around City Hall at zooms 6, 10, 14
 }
 
 // TileSizes describes the tiles of one zoom.
@@ -55,7 +61,20 @@ func tileSessions(n int) int { return min(max(n/50, 1), 300) }
 type capturedTile struct {
 	status int
 	etag   string
+	ctype  string // of a refusal: the problem's media type
 	body   []byte
+}
+
+// refusedByDesign is an answer the API gives on purpose to a tile it will
+// not cut (a viewport over a bound, a tag it does not know): a 400, 404 or
+// 422 problem. The trace keeps it, the floor replays it, the summary
+// counts it; it says nothing about the server's health, unlike a 503.
+func refusedByDesign(status int, ctype string) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return strings.HasPrefix(ctype, "application/problem+json")
+	}
+	return false
 }
 
 // runTiles warms the API with every tile of the trace, replays the trace
@@ -75,7 +94,9 @@ func runTiles(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx 
 		return Summary{}, err
 	}
 	warm := time.Since(start)
-	cfg.Log.Info("tiles: warmed", "tiles", len(tiles), "took", warm.Round(time.Millisecond))
+	ts := &TileSummary{Sessions: sessions, DistinctTiles: len(tiles), WarmS: round(warm.Seconds(), 1)}
+	ts.countRefused(tiles)
+	cfg.Log.Info("tiles: warmed", "tiles", len(tiles), "refused", ts.Refused, "took", warm.Round(time.Millisecond))
 	sum, err := measure(ctx, cfg, &replay, base, fx, nil, setup)
 	if err != nil {
 		return sum, err
@@ -91,13 +112,25 @@ func runTiles(ctx context.Context, cfg *Config, d *scenarioDef, base string, fx 
 	if err != nil {
 		return sum, fmt.Errorf("tiles: floor: %w", err)
 	}
-	ts := &TileSummary{Sessions: sessions, DistinctTiles: len(tiles), WarmS: round(warm.Seconds(), 1)}
 	ts.fill(sum, floorSum, tiles)
 	if ts.Seoul, err = seoulSizes(ctx, cfg, base); err != nil {
 		return sum, err
 	}
 	sum.Tiles = ts
 	return sum, nil
+}
+
+// countRefused counts the tiles refused by design, naming the first in
+// path order so that the same trace names the same tile.
+func (ts *TileSummary) countRefused(tiles map[string]capturedTile) {
+	for path, t := range tiles {
+		if refusedByDesign(t.status, t.ctype) {
+			ts.Refused++
+			if ts.RefusedTile == "" || path < ts.RefusedTile {
+				ts.RefusedTile = path
+			}
+		}
+	}
 }
 
 func (ts *TileSummary) fill(api, floor Summary, tiles map[string]capturedTile) {
@@ -114,6 +147,9 @@ func (ts *TileSummary) fill(api, floor Summary, tiles map[string]capturedTile) {
 		ts.P95Ratio = round(k.Latency.P95/f.Latency.P95, 2)
 	}
 	for path, t := range tiles {
+		if t.status != http.StatusOK {
+			continue // a refusal's problem is not a tile
+		}
 		if g := gzipLen(t.body); g > ts.MaxGzipBytes {
 			ts.MaxGzipBytes, ts.MaxGzipTile = g, path
 		}
@@ -121,7 +157,8 @@ func (ts *TileSummary) fill(api, floor Summary, tiles map[string]capturedTile) {
 }
 
 // captureTiles fetches every path once (8 at a time), as the server would
-// see a first visit, and keeps the answers for the floor.
+// see a first visit, and keeps the answers for the floor, refusals by
+// design included; any other failure stops the run.
 func captureTiles(ctx context.Context, cfg *Config, base string, paths []string) (map[string]capturedTile, error) {
 	hc := newHTTPClient(cfg.Timeout, 8)
 	defer hc.CloseIdleConnections()
@@ -179,10 +216,15 @@ func fetchTile(ctx context.Context, hc *http.Client, url string) (capturedTile, 
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
-	if err == nil && resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNoContent {
+	t := capturedTile{status: resp.StatusCode, etag: resp.Header.Get("ETag"), body: body}
+	switch {
+	case err != nil, resp.StatusCode == http.StatusOK, resp.StatusCode == http.StatusNoContent:
+	case refusedByDesign(resp.StatusCode, resp.Header.Get("Content-Type")):
+		t.ctype = resp.Header.Get("Content-Type")
+	default:
 		err = fmt.Errorf("status %d: %s", resp.StatusCode, body)
 	}
-	return capturedTile{status: resp.StatusCode, etag: resp.Header.Get("ETag"), body: body}, err
+	return t, err
 }
 
 // serveTileFloor answers the captured tiles from a map with gin: the same
@@ -200,6 +242,11 @@ func serveTileFloor(tiles map[string]capturedTile) (string, func(), error) {
 			c.Header("ETag", t.etag)
 			c.Header("Cache-Control", "public, no-cache")
 			c.Status(http.StatusNotModified)
+		case t.ctype != "": // refused by design: the same problem
+			if t.etag != "" {
+				c.Header("ETag", t.etag)
+			}
+			c.Data(t.status, t.ctype, t.body)
 		default:
 			c.Header("ETag", t.etag)
 			c.Header("Cache-Control", "public, no-cache")
@@ -239,13 +286,18 @@ func seoulSizes(ctx context.Context, cfg *Config, base string) ([]TileSizes, err
 				if err != nil {
 					return nil, err
 				}
+				if t.ctype != "" {
+					continue // refused by design: no tile to measure
+				}
 				ts.Tiles++
 				ts.MaxBytes = max(ts.MaxBytes, len(t.body))
 				gz = append(gz, gzipLen(t.body))
 			}
 		}
 		slices.Sort(gz)
-		ts.MaxGzip, ts.MedianGzip = gz[len(gz)-1], gz[len(gz)/2]
+		if len(gz) > 0 {
+			ts.MaxGzip, ts.MedianGzip = gz[len(gz)-1], gz[len(gz)/2]
+		}
 		out = append(out, ts)
 	}
 	return out, nil

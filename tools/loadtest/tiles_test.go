@@ -1,7 +1,12 @@
 package main
 
 import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -54,5 +59,64 @@ func TestTilesScenarioMeasuresTheAPIBesideItsFloor(t *testing.T) {
 	}
 	if ts.Floor.P95 <= 0 || ts.P95Ratio <= 0 || ts.MaxGzipBytes == 0 || len(ts.Seoul) != 3 || ts.Seoul[2].Tiles != 9 {
 		t.Errorf("tiles summary: %+v", ts)
+	}
+}
+
+// Tiles the API refuses by design (a 400, 404 or 422 problem) do not stop
+// the trace: they are captured, counted apart, and the floor answers them
+// with the same status, media type and bytes; any other 4xx still stops it.
+func TestTileTraceKeepsRefusalsByDesign(t *testing.T) {
+	f := newFakeAPI()
+	statuses := []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity}
+	refused := func(uri string) int {
+		if sum := sha256.Sum256([]byte(uri)); sum[1]%4 < 3 && sum[2]%3 == 0 {
+			return statuses[sum[1]%4]
+		}
+		return 0
+	}
+	f.refuseTile = refused
+	srv := f.start(t)
+	cfg := testConfig(t, "tiles", srv.URL)
+	cfg.Rate = 200
+	sum := mustRun(t, cfg)
+	ts := sum.Tiles
+	n := 0
+	for _, p := range newTileTrace(1, tileSessions(int(cfg.Rate*cfg.Duration.Seconds())+1), int(cfg.Rate*cfg.Duration.Seconds())+1).distinct() {
+		if refused(p) != 0 {
+			n++
+		}
+	}
+	if ts == nil || n == 0 || ts.Refused != n || refused(ts.RefusedTile) == 0 {
+		t.Fatalf("%d tiles refused by design, the summary counts %+v", n, ts)
+	}
+
+	tiles, err := captureTiles(context.Background(), &cfg, srv.URL, []string{ts.RefusedTile})
+	if err != nil {
+		t.Fatal(err)
+	}
+	floor, stop, err := serveTileFloor(tiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var answers [2]string
+	for i, base := range []string{srv.URL, floor} {
+		resp, err := http.Get(base + ts.RefusedTile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		answers[i] = fmt.Sprintf("%d %s %s", resp.StatusCode, resp.Header.Get("Content-Type"), body)
+	}
+	if answers[0] != answers[1] {
+		t.Errorf("the API answered %q, the floor %q", answers[0], answers[1])
+	}
+
+	f.mu.Lock()
+	f.refuseTile = func(string) int { return http.StatusForbidden }
+	f.mu.Unlock()
+	if _, err := captureTiles(context.Background(), &cfg, srv.URL, []string{ts.RefusedTile}); err == nil {
+		t.Error("a 403 was captured as a refusal by design")
 	}
 }
