@@ -555,7 +555,7 @@ func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Ite
 	query, args := bboxQuery(q, before)
 	for fetch := q.Limit + 9; ; fetch *= 4 {
 		args[5] = fetch
-		rows, err := s.db.on(ctx).Query(ctx, query, args...)
+		rows, err := s.db.on(ctx).Query(ctx, query, withPlanEach(args)...)
 		if err != nil {
 			return nil, false, translate(err, "guide")
 		}

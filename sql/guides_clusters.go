@@ -48,11 +48,11 @@ func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, author
 		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
 			SELECT `+itemColumns+`, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
 			FROM cells k JOIN guides g ON g.id = k.top `+itemJoins+`
-			ORDER BY k.cr, k.cc`, args...)
+			ORDER BY k.cr, k.cc`, withPlanEach(args)...)
 	} else {
 		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
 			SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
-			FROM cells c ORDER BY c.cr, c.cc`, args...)
+			FROM cells c ORDER BY c.cr, c.cc`, withPlanEach(args)...)
 	}
 	if err != nil {
 		return nil, translate(err, "guide")
@@ -208,7 +208,7 @@ func (s *Guides) fineScanFits(ctx context.Context, q guides.ClusterQuery) (bool,
 	}
 	var n int64
 	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM `+from+`
-		tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`, args...).Scan(&n)
+		tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`, withPlanEach(args)...).Scan(&n)
 	if err != nil {
 		return false, translate(err, "guide")
 	}
@@ -230,6 +230,6 @@ func (s *Guides) AuthorsIn(ctx context.Context, authors []string, q guides.Clust
 	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM guides g
 		WHERE g.author_id = ANY($1::uuid[])
 		  AND guide_tile(g.location) BETWEEN $2 * 40000 AND $3 * 40000 + 39999 AND guide_tile(g.location) % 40000 BETWEEN $4 AND $5
-		  AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text]))`, authors, r0, r1, c0, c1, tag).Scan(&yes)
+		  AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text]))`, planEach, authors, r0, r1, c0, c1, tag).Scan(&yes)
 	return yes, translate(err, "guide")
 }

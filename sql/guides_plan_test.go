@@ -145,3 +145,51 @@ func explain(t *testing.T, db *gsql.DB, query string, args ...any) (planNode, bo
 	}
 	return doc[0].Plan, doc[0].JIT != nil, raw
 }
+
+// The map's range statements (clusterings, vector tiles, viewports) are
+// planned for their values on every run, never kept as prepared
+// statements that PostgreSQL turns generic after five runs (see
+// planEach): after ten runs of each, no connection holds one prepared.
+func TestMapRangeStatementsArePlannedPerRun(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	stack(t, db, guideUser(t, db), 3, 37.5, 127.0)
+	wide := guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 42}
+	seoul := guides.BBox{MinLng: 126.9, MinLat: 37.4, MaxLng: 127.1, MaxLat: 37.6}
+	for range 10 {
+		for _, q := range []guides.ClusterQuery{
+			{BBox: wide, Zoom: 5, WithTop: true}, {BBox: wide, Zoom: 5, Tag: "food", WithTop: true},
+			{BBox: seoul, Zoom: 15}, {BBox: seoul, Zoom: 9},
+		} {
+			if _, err := store.Clusters(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, q := range []guides.BBoxQuery{{BBox: seoul, Limit: 20}, {BBox: wide, Limit: 20}, {BBox: wide, Tag: "food", Limit: 20}} {
+			if _, _, err := store.InBBox(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	conns := db.Pool.AcquireAllIdle(ctx)
+	defer func() {
+		for _, c := range conns {
+			c.Release()
+		}
+	}()
+	if len(conns) == 0 {
+		t.Fatal("no idle connection to look at")
+	}
+	for _, c := range conns {
+		var kept []string
+		if err := c.QueryRow(ctx, `SELECT coalesce(array_agg(left(statement, 80)), '{}') FROM pg_prepared_statements
+			WHERE statement NOT LIKE '%pg_prepared_statements%'
+			  AND (statement LIKE '%guide_tile%' OR statement LIKE '%ST_MakeEnvelope%' OR statement LIKE '%guide_cell%')`).Scan(&kept); err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) > 0 {
+			t.Errorf("map range statements kept prepared (turned generic after five runs): %q", kept)
+		}
+	}
+}
