@@ -143,14 +143,7 @@ func (s *concurrentClusters) VectorTile(ctx context.Context, q guides.VectorTile
 // time, each still the store's bytes, while a zoom-12 tile waits for none.
 func TestWideVectorTilesAreCutOneAtATime(t *testing.T) {
 	ctx := context.Background()
-	_, store := seeded(t)
-	counting := &concurrentClusters{Store: store}
-	c := cache.New(cache.Deps{Store: counting, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Stop() })
-	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	c, store, counting := countingCache(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
 	for i := range errs {
@@ -182,14 +175,7 @@ func TestWideVectorTilesAreCutOneAtATime(t *testing.T) {
 // each still gets the database's answer; narrow ones are not held back.
 func TestWideClusteringsAreCountedOneAtATime(t *testing.T) {
 	ctx := context.Background()
-	_, store := seeded(t)
-	counting := &concurrentClusters{Store: store}
-	c := cache.New(cache.Deps{Store: counting, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{})
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Stop() })
-	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	c, store, counting := countingCache(t)
 	var wg sync.WaitGroup
 	errs := make([]error, 16)
 	for i := range errs {
@@ -215,4 +201,18 @@ func TestWideClusteringsAreCountedOneAtATime(t *testing.T) {
 	if m := counting.most.Load(); m != 1 {
 		t.Fatalf("%d wide clusterings computed at once, want 1", m)
 	}
+}
+
+// countingCache is a started, synced cache over the seeded store, whose
+// clusterings and vector tiles count how many run at once.
+func countingCache(t *testing.T) (*cache.Guides, guides.Store, *concurrentClusters) {
+	_, store := seeded(t)
+	counting := &concurrentClusters{Store: store}
+	c := cache.New(cache.Deps{Store: counting, Source: store, Registerer: prometheus.NewRegistry()}, cache.Config{})
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	return c, store, counting
 }
