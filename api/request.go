@@ -18,17 +18,23 @@ import (
 // cost a hot answer its own.
 type request struct {
 	lazyDeadline
-	id     string
-	log    *slog.Logger
-	slot   slotHold
-	access [7]slog.Attr // logAccess's fields, kept here so the line allocates none
+	id       string
+	idHeader [1]string // the X-Request-Id header's value, kept here so it allocates none
+	log      *slog.Logger
+	slot     slotHold
+	access   [7]slog.Attr // logAccess's fields, kept here so the line allocates none
+	compress compressWriter
 }
 
 type requestKey struct{}
 
 func newRequest(parent context.Context, id string, log *slog.Logger) *request {
-	return &request{lazyDeadline: lazyDeadline{parent: parent}, id: id, log: log}
+	return &request{lazyDeadline: lazyDeadline{parent: parent}, id: id, idHeader: [1]string{id}, log: log}
 }
+
+// RequestID makes the request a guidepost.RequestIDContext: a line logged
+// with it reads the id without Value boxing it.
+func (r *request) RequestID() string { return r.id }
 
 // Value answers the request's own keys, then the deadline's.
 func (r *request) Value(key any) any {
