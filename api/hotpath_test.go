@@ -1,12 +1,14 @@
 package api
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -60,10 +62,14 @@ var hotAllocBounds = map[string]float64{"nearby20/kept": 7, "tile": 5, "nearby20
 // main does (to nowhere); it returns the hot nearby URL
 // and the ETag of its answer, which the server now keeps.
 func hotServer(tb testing.TB) (s *Server, nearby, tag string) {
+	return hotServerLogging(tb, slog.New(guidepost.NewLogHandler(io.Discard, true, nil)).With("service", "api"))
+}
+
+func hotServerLogging(tb testing.TB, log *slog.Logger) (s *Server, nearby, tag string) {
 	store := newMemoryGuides()
 	svc := guides.New(guides.Deps{Store: store, Clock: guidepost.SystemClock{}, Stamps: store},
 		guides.Config{CursorKey: guides.CursorKey("bench-cursor-key-of-32-bytes-long")})
-	s = New(Deps{Log: slog.New(guidepost.LogHandler(slog.NewJSONHandler(io.Discard, nil))), Registry: prometheus.NewRegistry(), Guides: svc}, Config{})
+	s = New(Deps{Log: log, Registry: prometheus.NewRegistry(), Guides: svc}, Config{})
 	nearby = "/v1/guides/nearby?lat=37.5665&lng=126.978&radius_m=3000&limit=20"
 	first := httptest.NewRecorder()
 	s.Handler().ServeHTTP(first, httptest.NewRequest("GET", nearby, nil))
@@ -71,6 +77,35 @@ func hotServer(tb testing.TB) (s *Server, nearby, tag string) {
 		tb.Fatalf("GET %s: %d without an ETag", nearby, first.Code)
 	}
 	return s, nearby, tag
+}
+
+// The access line main's logger writes from its template is the line
+// slog writes for the record, in both formats, for a hot answer and for
+// one whose path slog must quote or escape (written by slog then).
+func TestAccessLineIsSlogs(t *testing.T) {
+	volatile := regexp.MustCompile(`"time":"[^"]*"|"took":[0-9]+|time=[^ ]+|took=[^ ]+`)
+	for _, json := range []bool{true, false} {
+		var fast, slow bytes.Buffer
+		slowHandler := slog.Handler(slog.NewTextHandler(&slow, nil))
+		if json {
+			slowHandler = slog.NewJSONHandler(&slow, nil)
+		}
+		fastServer, nearby, _ := hotServerLogging(t, slog.New(guidepost.NewLogHandler(&fast, json, nil)).With("service", "api"))
+		slowServer, _, _ := hotServerLogging(t, slog.New(guidepost.LogHandler(slowHandler)).With("service", "api"))
+		for _, path := range []string{nearby, "/v1/tiles/14/13970/6344.mvt", `/v1/guides/a%20"b"`} {
+			fast.Reset()
+			slow.Reset()
+			for _, s := range []*Server{fastServer, slowServer} {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Header.Set("X-Request-ID", "access-1")
+				s.Handler().ServeHTTP(httptest.NewRecorder(), req)
+			}
+			got, want := volatile.ReplaceAllString(fast.String(), "…"), volatile.ReplaceAllString(slow.String(), "…")
+			if got != want || !strings.Contains(got, "access-1") {
+				t.Errorf("json %v, GET %s:\ntemplate %s\nslog     %s", json, path, got, want)
+			}
+		}
+	}
 }
 
 // The hot map answers: the kept nearby answer, a tile the store holds,
