@@ -215,9 +215,18 @@ func plainValue(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		if b := s[i]; b <= ' ' || b > '~' || b == '"' || b == '\\' || b == '=' {
+		if !plainBytes[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainBytes: one lookup a byte, where the comparisons cost the access
+// line a tenth of its instructions.
+var plainBytes = func() (t [256]bool) {
+	for b := '!'; b <= '~'; b++ {
+		t[b] = b != '"' && b != '\\' && b != '='
+	}
+	return t
+}()

@@ -105,8 +105,7 @@ func recoverPanics(c *gin.Context) {
 // logAccess writes one structured line per request; log's handler adds
 // the request id from the context. The fields ride as one group without a
 // name, which handlers write inline, as if each were the record's own: a
-// record keeps five attributes in place and allocates for more, and the
-// group's are kept in the request. A logger that writes lines from a
+// record keeps five attributes in place and allocates for more. A logger that writes lines from a
 // template (guidepost.NewLogHandler's, main's) writes it, the same bytes
 // for a fraction of slog's work; else the record goes to the handler as
 // Logger.LogAttrs would hand it, less the caller's program counter: its
@@ -121,13 +120,15 @@ func logAccess(r *request, c *gin.Context, end time.Time, took time.Duration, li
 	if !r.log.Enabled(ctx, level) {
 		return // before its attributes cost anything
 	}
-	r.access = accessAttrs(c.Request.Method, c.FullPath(), c.Request.URL.Path, c.Writer.Status(), c.Writer.Size(),
+	access := accessAttrs(c.Request.Method, c.FullPath(), c.Request.URL.Path, c.Writer.Status(), c.Writer.Size(),
 		took, auth.UserID(ctx))
-	if line := lines.at(level); line != nil && line.Write(end, r.access[:], r.id) {
+	if line := lines.at(level); line != nil && line.Write(end, access[:], r.id) {
 		return
 	}
+	group := new([7]slog.Attr) // the record keeps the group's attributes: they leave the stack
+	*group = access
 	rec := slog.NewRecord(end, level, "request", 0)
-	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(r.access[:]...)})
+	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(group[:]...)})
 	_ = r.log.Handler().Handle(ctx, rec) // as with LogAttrs, a line that cannot be written is dropped
 }
 
@@ -225,6 +226,9 @@ func strictQuery(c *gin.Context) {
 
 // queryOK is strictQuery's check; false when the request was answered.
 func queryOK(c *gin.Context) bool {
+	if plainQuery(c.Request.URL.RawQuery) {
+		return true // nothing to unescape, and ASCII
+	}
 	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
 		if pair == "" {
 			continue
@@ -241,6 +245,18 @@ func queryOK(c *gin.Context) bool {
 			return false
 		case !utf8.ValidString(key) || !utf8.ValidString(value):
 			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDCHARS, "must be valid UTF-8")))
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery: q reads as it is written, pairs of ASCII with no escape
+// ('%', '+') and no ';' in them: each pair is valid, and its name and
+// value are its bytes. A map read's query is so, and skips unescaping.
+func plainQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if b := q[i]; b == '%' || b == '+' || b == ';' || b >= utf8.RuneSelf {
 			return false
 		}
 	}

@@ -12,7 +12,7 @@ import (
 // request is what the API keeps for one request, made once by front and
 // carried as the request's context itself: its id, the logger fail
 // reaches, its shedder slot, its deadline (lazyDeadline, set by the /v1
-// step) and the access line's attributes. One allocation and one copy of
+// step), its X-Request-Id value and its compressing writer. One allocation and one copy of
 // the *http.Request, where a context.WithValue for the id, gin's key map
 // for the logger and the slot, and a second context for the deadline each
 // cost a hot answer its own.
@@ -22,7 +22,6 @@ type request struct {
 	idHeader [1]string // the X-Request-Id header's value, kept here so it allocates none
 	log      *slog.Logger
 	slot     slotHold
-	access   [7]slog.Attr // logAccess's fields, kept here so the line allocates none
 	compress compressWriter
 }
 
