@@ -11,10 +11,19 @@ import (
 // knowing HTTP. Wrapping twice adds the id once. The id joins the record's
 // own attributes, so under a WithGroup it lands inside that group.
 func LogHandler(h slog.Handler) slog.Handler {
-	if _, ok := h.(logHandler); ok {
+	if addsRequestID(h) {
 		return h
 	}
 	return logHandler{h}
+}
+
+// addsRequestID: h is LogHandler's or NewLogHandler's.
+func addsRequestID(h slog.Handler) bool {
+	switch h.(type) {
+	case logHandler, lineHandler:
+		return true
+	}
+	return false
 }
 
 type logHandler struct{ slog.Handler }
@@ -41,7 +50,7 @@ func Logger(log *slog.Logger) *slog.Logger {
 	if log == nil {
 		return slog.New(slog.DiscardHandler)
 	}
-	if _, ok := log.Handler().(logHandler); ok {
+	if addsRequestID(log.Handler()) {
 		return log
 	}
 	return slog.New(LogHandler(log.Handler()))

@@ -54,9 +54,11 @@ var encoders = map[string]*sync.Pool{
 	}},
 }
 
-// compressAnswers wraps the writer; see compressWriter.
+// compressAnswers wraps the writer; see compressWriter. The writer lives
+// in the request's state, allocated once for the whole request.
 func compressAnswers(c *gin.Context) {
-	w := &compressWriter{ResponseWriter: c.Writer, coding: chooseCoding(c.GetHeader("Accept-Encoding")),
+	w := &requestOf(c).compress
+	*w = compressWriter{ResponseWriter: c.Writer, coding: chooseCoding(headerValue(c.Request.Header, "Accept-Encoding")),
 		sent: unsuffixTags(c.Request), head: c.Request.Method == http.MethodHead}
 	c.Writer = w
 	defer func() {
@@ -82,7 +84,7 @@ func suffixTag(tag, coding string) string {
 // unsuffixTags rewrites If-None-Match to the handler's own tags and
 // returns, for each, the tag the client sent.
 func unsuffixTags(r *http.Request) map[string]string {
-	inm := r.Header.Get("If-None-Match")
+	inm := headerValue(r.Header, "If-None-Match")
 	if !strings.Contains(inm, "-"+codingGzip+`"`) && !strings.Contains(inm, "-"+codingZstd+`"`) {
 		return nil
 	}
@@ -211,18 +213,18 @@ func (w *compressWriter) WriteString(s string) (int, error) { return w.Write([]b
 func (w *compressWriter) decide() {
 	h := w.Header()
 	w.state = passing
-	if !compressible(h.Get("Content-Type")) {
+	if !compressible(headerValue(h, "Content-Type")) {
 		return
 	}
 	addVary(h)
 	status := w.Status()
 	switch {
-	case w.coding == "", w.head, h.Get("Content-Encoding") != "", status < 200, status == http.StatusNoContent,
-		status == http.StatusNotModified, strings.Contains(h.Get("Cache-Control"), "no-transform"),
+	case w.coding == "", w.head, headerValue(h, "Content-Encoding") != "", status < 200, status == http.StatusNoContent,
+		status == http.StatusNotModified, strings.Contains(headerValue(h, "Cache-Control"), "no-transform"),
 		status == http.StatusPartialContent: // its Content-Range counts identity bytes
 		return
 	}
-	if n, err := strconv.Atoi(h.Get("Content-Length")); err == nil && n < compressMin {
+	if n, err := strconv.Atoi(headerValue(h, "Content-Length")); err == nil && n < compressMin {
 		return
 	}
 	w.state = buffering
@@ -283,7 +285,7 @@ func (w *compressWriter) bodiless() {
 	}
 	h := w.Header()
 	addVary(h)
-	if tag, ok := w.sent[h.Get("ETag")]; ok {
+	if tag, ok := w.sent[headerValue(h, "Etag")]; ok {
 		h.Set("ETag", tag)
 	}
 }
@@ -312,7 +314,7 @@ func (w *compressWriter) finish() {
 }
 
 func addVary(h http.Header) {
-	for _, v := range h.Values("Vary") {
+	for _, v := range h["Vary"] {
 		for f := range strings.SplitSeq(v, ",") {
 			if strings.EqualFold(strings.TrimSpace(f), "Accept-Encoding") {
 				return

@@ -56,7 +56,7 @@ func (p corsPolicy) on() bool { return p.anyRead || len(p.listed) > 0 }
 // keeps the answer from the page.
 func (s *Server) cors(c *gin.Context) {
 	p := s.corsPolicy
-	origin := c.GetHeader("Origin")
+	origin := headerValue(c.Request.Header, "Origin")
 	if c.Request.Method == http.MethodOptions && strings.HasPrefix(c.Request.URL.Path, "/v1/") {
 		s.preflight(c, origin)
 		return

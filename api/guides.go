@@ -228,11 +228,16 @@ type queryPair struct{ name, value string }
 func newQueryParams(c *gin.Context, known ...string) *queryParams {
 	q := &queryParams{}
 	q.pairs = q.inline[:0]
+	plain := plainQuery(c.Request.URL.RawQuery)
 	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
 		if pair == "" || strings.Contains(pair, ";") {
 			continue
 		}
 		rawName, rawValue, _ := strings.Cut(pair, "=")
+		if plain {
+			q.pairs = append(q.pairs, queryPair{rawName, rawValue})
+			continue
+		}
 		name, err1 := url.QueryUnescape(rawName)
 		value, err2 := url.QueryUnescape(rawValue)
 		if err1 == nil && err2 == nil {

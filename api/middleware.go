@@ -29,32 +29,39 @@ import (
 // step, so a panic never unwinds past the metrics and the access line.
 func (s *Server) front(metrics *httpMetrics) gin.HandlerFunc {
 	log := s.deps.Log
+	lines := newAccessLines(log)
 	return func(c *gin.Context) {
 		s.handlers.enter()
 		defer s.handlers.leave()
 		start := time.Now()
 		r := newRequest(c.Request.Context(), requestIDOf(c), log)
 		c.Request = c.Request.WithContext(r)
-		c.Writer.Header()["X-Request-Id"] = []string{r.id} // canonical already: Set would copy the key
+		c.Writer.Header()["X-Request-Id"] = r.idHeader[:] // canonical already: Set would copy the key
 		c.Next()
-		took := time.Since(start)
+		end := time.Now() // one reading for the duration and the access line's time
+		took := end.Sub(start)
 		metrics.observe(c, took)
-		logAccess(r, c, took)
+		logAccess(r, c, end, took, lines)
 	}
+}
+
+// headerValue is h.Get for a key written in canonical form: Get would
+// canonicalise it again on every request.
+func headerValue(h http.Header, canonicalKey string) string {
+	if v := h[canonicalKey]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // requestIDOf reuses a sane X-Request-ID from the caller (a proxy or the
 // app) so one id follows a request across systems, else makes one. The id
 // rides in the request's context, so services' log lines carry it too.
 func requestIDOf(c *gin.Context) string {
-	var id string
-	if v := c.Request.Header["X-Request-Id"]; len(v) > 0 { // canonical: Get would canonicalise it again
-		id = v[0]
+	if id := headerValue(c.Request.Header, "X-Request-Id"); validRequestID(id) {
+		return id
 	}
-	if !validRequestID(id) {
-		id = newRequestID()
-	}
-	return id
+	return newRequestID()
 }
 
 // newRequestID is 96 random bits in hex. An id needs to be unique, not
@@ -98,9 +105,13 @@ func recoverPanics(c *gin.Context) {
 // logAccess writes one structured line per request; log's handler adds
 // the request id from the context. The fields ride as one group without a
 // name, which handlers write inline, as if each were the record's own: a
-// record keeps five attributes in place and allocates for more, and the
-// group's are kept in the request.
-func logAccess(r *request, c *gin.Context, took time.Duration) {
+// record keeps five attributes in place and allocates for more. A logger that writes lines from a
+// template (guidepost.NewLogHandler's, main's) writes it, the same bytes
+// for a fraction of slog's work; else the record goes to the handler as
+// Logger.LogAttrs would hand it, less the caller's program counter: its
+// stack walk cost each hot answer a tenth of the line, for a source
+// position main's handlers never print (no AddSource).
+func logAccess(r *request, c *gin.Context, end time.Time, took time.Duration, lines accessLines) {
 	level := slog.LevelInfo
 	if c.Writer.Status() >= 500 {
 		level = slog.LevelWarn
@@ -109,16 +120,48 @@ func logAccess(r *request, c *gin.Context, took time.Duration) {
 	if !r.log.Enabled(ctx, level) {
 		return // before its attributes cost anything
 	}
-	r.access = [...]slog.Attr{
-		slog.String("method", c.Request.Method),
-		slog.String("route", c.FullPath()),
-		slog.String("path", c.Request.URL.Path),
-		slog.Int("status", c.Writer.Status()),
-		slog.Int("bytes", c.Writer.Size()),
-		slog.Duration("took", took),
-		slog.String("user_id", auth.UserID(ctx)),
+	access := accessAttrs(c.Request.Method, c.FullPath(), c.Request.URL.Path, c.Writer.Status(), c.Writer.Size(),
+		took, auth.UserID(ctx))
+	if line := lines.at(level); line != nil && line.Write(end, access[:], r.id) {
+		return
 	}
-	r.log.LogAttrs(ctx, level, "request", slog.Attr{Value: slog.GroupValue(r.access[:]...)})
+	group := new([7]slog.Attr) // the record keeps the group's attributes: they leave the stack
+	*group = access
+	rec := slog.NewRecord(end, level, "request", 0)
+	rec.AddAttrs(slog.Attr{Value: slog.GroupValue(group[:]...)})
+	_ = r.log.Handler().Handle(ctx, rec) // as with LogAttrs, a line that cannot be written is dropped
+}
+
+func accessAttrs(method, route, path string, status, bytes int, took time.Duration, userID string) [7]slog.Attr {
+	return [...]slog.Attr{
+		slog.String("method", method),
+		slog.String("route", route),
+		slog.String("path", path),
+		slog.Int("status", status),
+		slog.Int("bytes", bytes),
+		slog.Duration("took", took),
+		slog.String("user_id", userID),
+	}
+}
+
+// accessLines are the access line's templates, when the logger makes
+// them (guidepost.LineWriter); a nil one leaves the line to slog.
+type accessLines struct{ info, warn *guidepost.Line }
+
+func newAccessLines(log *slog.Logger) accessLines {
+	lw, ok := log.Handler().(guidepost.LineWriter)
+	if !ok {
+		return accessLines{}
+	}
+	shape := accessAttrs("", "", "", 0, 0, 0, "")
+	return accessLines{info: lw.Line(slog.LevelInfo, "request", shape[:]), warn: lw.Line(slog.LevelWarn, "request", shape[:])}
+}
+
+func (l accessLines) at(level slog.Level) *guidepost.Line {
+	if level == slog.LevelWarn {
+		return l.warn
+	}
+	return l.info
 }
 
 // httpMetrics records request durations labelled by route template, never
@@ -183,6 +226,9 @@ func strictQuery(c *gin.Context) {
 
 // queryOK is strictQuery's check; false when the request was answered.
 func queryOK(c *gin.Context) bool {
+	if plainQuery(c.Request.URL.RawQuery) {
+		return true // nothing to unescape, and ASCII
+	}
 	for pair := range strings.SplitSeq(c.Request.URL.RawQuery, "&") {
 		if pair == "" {
 			continue
@@ -199,6 +245,18 @@ func queryOK(c *gin.Context) bool {
 			return false
 		case !utf8.ValidString(key) || !utf8.ValidString(value):
 			fail(c, guidepost.Invalid(guidepost.Field(printable(key), guidepost.FINVALIDCHARS, "must be valid UTF-8")))
+			return false
+		}
+	}
+	return true
+}
+
+// plainQuery: q reads as it is written, pairs of ASCII with no escape
+// ('%', '+') and no ';' in them: each pair is valid, and its name and
+// value are its bytes. A map read's query is so, and skips unescaping.
+func plainQuery(q string) bool {
+	for i := 0; i < len(q); i++ {
+		if b := q[i]; b == '%' || b == '+' || b == ';' || b >= utf8.RuneSelf {
 			return false
 		}
 	}
@@ -243,7 +301,7 @@ const (
 // refreshing because its token expired sends that token along, and
 // answering it token_expired would loop.
 func (s *Server) authenticate(c *gin.Context, mode authMode) bool {
-	h := c.GetHeader("Authorization")
+	h := headerValue(c.Request.Header, "Authorization")
 	if h == "" || credentialRoutes[c.FullPath()] {
 		return true
 	}

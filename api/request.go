@@ -12,23 +12,28 @@ import (
 // request is what the API keeps for one request, made once by front and
 // carried as the request's context itself: its id, the logger fail
 // reaches, its shedder slot, its deadline (lazyDeadline, set by the /v1
-// step) and the access line's attributes. One allocation and one copy of
+// step), its X-Request-Id value and its compressing writer. One allocation and one copy of
 // the *http.Request, where a context.WithValue for the id, gin's key map
 // for the logger and the slot, and a second context for the deadline each
 // cost a hot answer its own.
 type request struct {
 	lazyDeadline
-	id     string
-	log    *slog.Logger
-	slot   slotHold
-	access [7]slog.Attr // logAccess's fields, kept here so the line allocates none
+	id       string
+	idHeader [1]string // the X-Request-Id header's value, kept here so it allocates none
+	log      *slog.Logger
+	slot     slotHold
+	compress compressWriter
 }
 
 type requestKey struct{}
 
 func newRequest(parent context.Context, id string, log *slog.Logger) *request {
-	return &request{lazyDeadline: lazyDeadline{parent: parent}, id: id, log: log}
+	return &request{lazyDeadline: lazyDeadline{parent: parent}, id: id, idHeader: [1]string{id}, log: log}
 }
+
+// RequestID makes the request a guidepost.RequestIDContext: a line logged
+// with it reads the id without Value boxing it.
+func (r *request) RequestID() string { return r.id }
 
 // Value answers the request's own keys, then the deadline's.
 func (r *request) Value(key any) any {

@@ -237,7 +237,7 @@ func (s *Server) enter(mode authMode) gin.HandlerFunc {
 			} else if !s.shed.acquire(c, &r.slot) {
 				return
 			}
-			r.setDeadline(time.Now().Add(d))
+			r.setDeadline(r.slot.since().Add(d))
 			defer r.leave()
 		}
 		if s.authenticate(c, mode) {

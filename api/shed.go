@@ -88,6 +88,15 @@ type slotHold struct {
 	held  bool
 }
 
+// since is when the slot was taken, or now when none is held: the
+// request's deadline counts from it, one clock reading for both.
+func (h *slotHold) since() time.Time {
+	if h.held {
+		return h.start
+	}
+	return time.Now()
+}
+
 func (h *slotHold) release() {
 	if h.held {
 		h.held = false

@@ -118,9 +118,5 @@ func developmentByDefault(getenv func(string) string) func(string) string {
 // context carry its request_id.
 func newLogger(cfg config.Config, w io.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
-	var h slog.Handler = slog.NewTextHandler(w, opts)
-	if cfg.LogFormat == "json" {
-		h = slog.NewJSONHandler(w, opts)
-	}
-	return slog.New(guidepost.LogHandler(h))
+	return slog.New(guidepost.NewLogHandler(w, cfg.LogFormat == "json", opts))
 }
