@@ -20,7 +20,13 @@ type gatedStore struct {
 	*gsql.Guides
 	searches atomic.Int64
 	gate     chan struct{}
+	opened   sync.Once
 }
+
+// open lets every held search through, once however often it is called:
+// a test defers it so that a failure before its own call leaves no search
+// (and no caller goroutine) waiting for ever.
+func (s *gatedStore) open() { s.opened.Do(func() { close(s.gate) }) }
 
 func (s *gatedStore) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
 	s.searches.Add(1)
@@ -70,6 +76,8 @@ func TestColdMissesShareOneQuery(t *testing.T) {
 	near := make([][]guides.Item, callers)
 	boxes := make([][]guides.Item, callers)
 	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer store.open()
 	for i := range callers {
 		wg.Go(func() {
 			var err error
@@ -87,7 +95,7 @@ func TestColdMissesShareOneQuery(t *testing.T) {
 	// Every caller has reached the cache once both flights are held.
 	waitUntil(t, 10*time.Second, "both misses in the store", func() bool { return store.searches.Load() >= 2 })
 	time.Sleep(100 * time.Millisecond)
-	close(store.gate)
+	store.open()
 	wg.Wait()
 	if n := store.searches.Load(); n != 2 {
 		t.Fatalf("%d identical nearby and %d identical viewport misses made %d database searches, want 2", callers, callers, n)
@@ -115,6 +123,7 @@ func TestColdMissesShareOneQuery(t *testing.T) {
 func TestLoadsWaitForQuietDatabase(t *testing.T) {
 	c, store, src := coldCache(t, cache.Config{FillWait: time.Minute})
 	done := make(chan struct{})
+	defer func() { store.open(); <-done }()
 	go func() {
 		defer close(done)
 		if _, err := c.Nearby(context.Background(), guides.NearbyQuery{Lat: 37.5665, Lng: 126.978, RadiusM: 3000, Limit: 20}); err != nil {
@@ -126,7 +135,7 @@ func TestLoadsWaitForQuietDatabase(t *testing.T) {
 	if n := src.loads.Load(); n != 0 {
 		t.Fatalf("%d tile loads ran while a miss waited on the database", n)
 	}
-	close(store.gate)
+	store.open()
 	<-done
 	waitUntil(t, 10*time.Second, "tile loads once the database is quiet", func() bool { return src.loads.Load() > 0 })
 }

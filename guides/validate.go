@@ -53,11 +53,16 @@ const (
 	// 5 is ~10,000 cells; zooming in on a huge viewport must zoom the map.
 	MaxClusterCells = 50_000
 	// MaxClusterScan bounds the guides a clustering above zoom 13 reads (it
-	// groups the viewport's guides themselves): a phone's viewport at zoom
-	// 14 in the densest city holds a few thousand at 1 M guides, tens of
-	// thousands at 10 M. A viewport holding more (with a tag: carrying it)
-	// is grouped on the zoom-13 grid instead, from the per-tile sums.
-	MaxClusterScan = 50_000
+	// groups the viewport's guides themselves, all of them with a tag too,
+	// the tag filtering them one by one). A viewport holding more is
+	// grouped on the zoom-13 grid instead, from the per-tile sums: exact
+	// counts in cells twice as wide, for ~1 ms whatever the count. The
+	// grouping costs ~15-20 µs a guide (central Seoul at 1 M guides, on
+	// two busy cores): 5,862 guides took 77-118 ms, 51,832 took 0.7-1.1 s
+	// and spilled its sort to disk, a zoom-14 tile's share of the
+	// 5 s statement timeout nothing else on the map comes near. A zoom-14
+	// tile of central Seoul holds ~4,000 guides at 1 M, ~40,000 at 10 M.
+	MaxClusterScan = 5_000
 
 	// A spot (SpotRadiusM around a point) holds at most MaxGuidesPerSpot
 	// guides: nearby queries around a stack read all of it.

@@ -27,6 +27,8 @@ type Guides struct {
 	hooks []func(tile int64, s guides.TileState)
 
 	batcher atomic.Pointer[likeBatcher] // nil: each like is its own statement
+
+	fineScanBound int64 // 0: guides.MaxClusterScan (see fineScanFits)
 }
 
 var (

@@ -94,8 +94,9 @@ func TestOneSpotHoldsBoundedGuides(t *testing.T) {
 // Above zoom 13 clustering groups the viewport's guides themselves, so a
 // viewport holding more than guides.MaxClusterScan is grouped on the
 // zoom-13 grid instead (exact per-tile counts, what zoom 13 answers), not
-// refused; with a tag only the guides carrying it count towards the bound,
-// and a small viewport is grouped finely.
+// refused; a tag does not lift the bound (see
+// TestTaggedFineClustersCountEveryGuide), and a small viewport is grouped
+// finely.
 func TestFineClustersOverHugeScansUseTileSums(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.DB(t)
@@ -121,11 +122,47 @@ func TestFineClustersOverHugeScansUseTileSums(t *testing.T) {
 		}
 	}
 	night, err := store.Clusters(ctx, guides.ClusterQuery{BBox: wide, Zoom: 14, Tag: "night"})
-	if err != nil || len(night) != 2 || night[0].Count != 1 || night[1].Count != 1 {
-		t.Fatalf("zoom 14 over 2 guides tagged night: %+v %v", night, err)
+	if err != nil || len(night) != 1 || night[0].Count != 2 {
+		t.Fatalf("zoom 14 over 2 guides tagged night among %d: %+v %v", guides.MaxClusterScan+2, night, err)
 	}
 	small := guides.BBox{MinLng: 126.99, MinLat: 37.49, MaxLng: 127.01, MaxLat: 37.51}
 	if cl, err := store.Clusters(ctx, guides.ClusterQuery{BBox: small, Zoom: 16}); err != nil || len(cl) != 3 {
 		t.Fatalf("a small viewport at zoom 16: %+v %v", cl, err)
+	}
+}
+
+// A fine clustering with a tag reads every guide of its envelope (the tag
+// filters them), so all of them count towards the bound: a tag carried by
+// two guides among more than the bound is answered from the tag's tile
+// sums, as zoom 13 answers it, and the same viewport within the bound
+// groups the two finely.
+func TestTaggedFineClustersCountEveryGuide(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	store.SetFineScanBound(100)
+	author := guideUser(t, db)
+	stack(t, db, author, 101, 37.505, 127.005)
+	// Two guides tagged "night" in that tile, in different zoom-14 cells.
+	if _, err := db.Pool.Exec(ctx, `UPDATE guides SET tags = '{night}', location = ST_SetSRID(ST_MakePoint(v.lng, 37.503), 4326)::geography
+		FROM (SELECT id, row_number() OVER (ORDER BY id) AS i FROM guides LIMIT 2) s, (VALUES (1, 127.001), (2, 127.008)) v(i, lng)
+		WHERE guides.id = s.id AND v.i = s.i`); err != nil {
+		t.Fatal(err)
+	}
+	tile := guides.BBox{MinLng: 127.0, MinLat: 37.5, MaxLng: 127.0099, MaxLat: 37.5099}
+	q := guides.ClusterQuery{BBox: tile, Zoom: 14, Tag: "night", WithTop: true}
+	z13 := q
+	z13.Zoom = 13
+	want, err := store.Clusters(ctx, z13)
+	if err != nil || len(want) != 1 || want[0].Count != 2 {
+		t.Fatalf("zoom 13: %+v %v", want, err)
+	}
+	got, err := store.Clusters(ctx, q)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("zoom 14, 2 guides tagged night among 101 over a bound of 100: %+v %v, want zoom 13's %+v", got, err, want)
+	}
+	store.SetFineScanBound(101)
+	if got, err := store.Clusters(ctx, q); err != nil || len(got) != 2 || got[0].Count != 1 || got[1].Count != 1 {
+		t.Fatalf("zoom 14, 2 guides tagged night among 101 within the bound: %+v %v", got, err)
 	}
 }

@@ -1,11 +1,10 @@
 package sql
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strconv"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/guidepost/guidepost/guides"
 )
@@ -15,9 +14,10 @@ import (
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
 // transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
 // 10^6 guides. Finer zooms group the guides themselves, unless the
-// viewport holds more than guides.MaxClusterScan of them (central Seoul at
-// zoom 14 at 10 M guides): then its cells are the zoom-13 ones, the tile
-// sums, still exact counts, for the price of its tile rows.
+// viewport holds more than guides.MaxClusterScan of them, tagged or not
+// (central Seoul at zoom 14 from about 1 M guides): then its cells are the
+// zoom-13 ones, the tile sums, still exact counts, for the price of its
+// tile rows.
 //
 // authors (nil: none) are left out, as for a viewer who blocked them: up
 // to zoom 13 the tiles that hold one of their guides are summed from their
@@ -25,8 +25,6 @@ import (
 // guides are few, so those tiles are few, and every other tile's row stays
 // exact.
 func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, authors []string) ([]guides.Cluster, error) {
-	var cells string
-	var args []any
 	fine := q.Zoom > guides.MaxTileClusterZoom
 	if fine {
 		fits, err := s.fineScanFits(ctx, q)
@@ -35,25 +33,8 @@ func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, author
 		}
 		fine = fits
 	}
-	if fine {
-		cells, args = guideCells(q, authors)
-	} else {
-		tq := q
-		tq.Zoom = min(q.Zoom, guides.MaxTileClusterZoom)
-		cells, args = tileCells(tq, authors)
-	}
-	var rows pgx.Rows
-	var err error
-	if q.WithTop {
-		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
-			SELECT `+itemColumns+`, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
-			FROM cells k JOIN guides g ON g.id = k.top `+itemJoins+`
-			ORDER BY k.cr, k.cc`, withPlanEach(args)...)
-	} else {
-		rows, err = s.db.on(ctx).Query(ctx, `WITH `+cells+`
-			SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
-			FROM cells c ORDER BY c.cr, c.cc`, withPlanEach(args)...)
-	}
+	stmt, args := clusterStatement(q, authors, fine)
+	rows, err := s.db.on(ctx).Query(ctx, stmt, withPlanEach(args)...)
 	if err != nil {
 		return nil, translate(err, "guide")
 	}
@@ -84,6 +65,30 @@ func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, author
 		return nil, translate(err, "guide")
 	}
 	return out, nil
+}
+
+// clusterStatement is the statement readClusters runs: the guides
+// grouped one by one (fine) or the tile sums on the zoom's grid, up to
+// zoom 13's.
+func clusterStatement(q guides.ClusterQuery, authors []string, fine bool) (string, []any) {
+	var cells string
+	var args []any
+	if fine {
+		cells, args = guideCells(q, authors)
+	} else {
+		tq := q
+		tq.Zoom = min(q.Zoom, guides.MaxTileClusterZoom)
+		cells, args = tileCells(tq, authors)
+	}
+	if q.WithTop {
+		return `WITH ` + cells + `
+			SELECT ` + itemColumns + `, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
+			FROM cells k JOIN guides g ON g.id = k.top ` + itemJoins + `
+			ORDER BY k.cr, k.cc`, args
+	}
+	return `WITH ` + cells + `
+		SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
+		FROM cells c ORDER BY c.cr, c.cc`, args
 }
 
 // cellRange is the rows and columns of cells a query's viewport meets.
@@ -175,8 +180,13 @@ func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	if q.Tag != "" {
 		tag = &q.Tag
 	}
+	// The tag is tested on each candidate (= ANY, which the tags' GIN
+	// index cannot answer), never looked up in that index: its posting
+	// list is every guide carrying the tag anywhere (10^6 for a common
+	// one at 10 M guides), read whole to AND it with the envelope's,
+	// while the envelope's guides are what fineScanFits bounds.
 	where := `g.location::geometry && ST_MakeEnvelope($1, $2, $3, $4, 4326)
-		  AND ($5::text IS NULL OR g.tags @> ARRAY[$5::text]) AND g.` + shown + `
+		  AND ($5::text IS NULL OR $5::text = ANY(g.tags)) AND g.` + shown + `
 		  AND ` + cr + ` BETWEEN $6 AND $7 AND ` + cc + ` BETWEEN $8 AND $9
 		  AND g.author_id <> ALL($10::uuid[])`
 	sums := `sums AS (
@@ -197,22 +207,25 @@ func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 
 // fineScanFits tells whether a clustering above zoom 13 may group the
 // viewport's guides one by one: whether its tiles hold at most
-// guides.MaxClusterScan guides (with a tag, guides carrying it), which the
-// per-tile sums say for the price of the tile rows. Hidden guides and
-// blocked authors' count too: the bound is on what the grouping reads.
+// s.maxFineScan() guides, which the per-tile sums say for the price of
+// the tile rows. With a tag too all guides count, not only those carrying
+// it: the envelope's guides are what the grouping reads (see guideCells),
+// a tag only filters them. Hidden guides, read too, are few.
 func (s *Guides) fineScanFits(ctx context.Context, q guides.ClusterQuery) (bool, error) {
 	r0, r1, c0, c1 := q.Tiles()
-	from, args := `guide_tiles WHERE`, []any{r0, r1, c0, c1}
-	if q.Tag != "" {
-		from, args = `guide_tile_tags WHERE tag = $5 AND`, append(args, q.Tag)
-	}
 	var n int64
-	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM `+from+`
-		tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`, withPlanEach(args)...).Scan(&n)
+	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
+		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
+		planEach, r0, r1, c0, c1).Scan(&n)
 	if err != nil {
 		return false, translate(err, "guide")
 	}
-	return n <= guides.MaxClusterScan, nil
+	return n <= s.maxFineScan(), nil
+}
+
+// maxFineScan is guides.MaxClusterScan unless a test set a smaller bound.
+func (s *Guides) maxFineScan() int64 {
+	return cmp.Or(s.fineScanBound, guides.MaxClusterScan)
 }
 
 // AuthorsIn looks for a guide of authors in q's tiles by the index on

@@ -51,3 +51,8 @@ func BBoxQuerySQL(q guides.BBoxQuery, fetch int) (string, []any) {
 	args[5] = fetch
 	return query, args
 }
+
+// SetFineScanBound makes the bound on the guides a clustering above zoom
+// 13 groups one by one n instead of guides.MaxClusterScan, so a test
+// crosses it with a few hundred guides.
+func (s *Guides) SetFineScanBound(n int64) { s.fineScanBound = n }

@@ -942,8 +942,8 @@ export interface paths {
          *     clusters do not change as the map pans; over a viewport made of
          *     whole cells the counts add up to what the viewport lists. At most
          *     50,000 cells. Above zoom 13 the viewport's guides are grouped one by
-         *     one; a viewport holding more than 50,000 guides (with `tag`, more
-         *     than 50,000 carrying it) is answered on the zoom-13 grid instead
+         *     one; a viewport holding more than 5,000 guides (with `tag` too,
+         *     whether they carry it or not) is answered on the zoom-13 grid instead
          *     (0.01° cells, exact counts, `expansion_zoom` as for the zoom asked),
          *     so a map over the densest city still gets its clusters.
          *     Coordinates are rounded to 7 decimals.
