@@ -51,3 +51,10 @@ func BBoxQuerySQL(q guides.BBoxQuery, fetch int) (string, []any) {
 	args[5] = fetch
 	return query, args
 }
+
+// TileClustersSQL is the statement and arguments of a clustering summed
+// from tile or block rows, for EXPLAIN.
+func TileClustersSQL(q guides.ClusterQuery, authors []string) (string, []any) {
+	cells, args := tileCells(q, authors)
+	return clustersSQL(q, cells), args
+}
