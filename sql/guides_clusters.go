@@ -11,17 +11,19 @@ import (
 // readClusters counts guides per cell of the zoom's grid, with each cell's
 // exact bounds. Up to zoom 13 a cell is whole tiles, so it adds up
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
-// transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
-// 10^6 guides. Finer zooms group the guides themselves, unless the
+// transactions' trigger); up to zoom 10 whole 8 × 8 blocks of tiles, so it
+// adds up guide_blocks or guide_block_tags: a zoom-5 tile over Korea reads
+// ~2,500 block rows at 1 M guides, not 148k tile rows nor 10^6 guides, and
+// the blocks are bounded by the map's area, not by the guides. Finer zooms group the guides themselves, unless the
 // viewport holds more than guides.MaxClusterScan of them (central Seoul at
 // zoom 14 at 10 M guides): then its cells are the zoom-13 ones, the tile
 // sums, still exact counts, for the price of its tile rows.
 //
 // authors (nil: none) are left out, as for a viewer who blocked them: up
 // to zoom 13 the tiles that hold one of their guides are summed from their
-// other guides instead of from their tile rows: the blocked authors'
-// guides are few, so those tiles are few, and every other tile's row stays
-// exact.
+// other guides instead of from their tile rows (and their blocks from
+// their tile rows): the blocked authors' guides are few, so those tiles
+// are few, and every other tile's row stays exact.
 func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, authors []string) ([]guides.Cluster, error) {
 	var cells string
 	var args []any
