@@ -31,7 +31,7 @@ func fnv64a(s string) uint64 {
 
 // VectorTile answers a tile from memory while its area is unchanged, else
 // from the store. A low-zoom tile is cut from a wide clustering (a zoom-5
-// tile over Korea sums ~150k tile rows at 1 M guides), so it takes its
+// tile over Korea sums ~2,500 block rows at 1 M guides), so it takes its
 // turn with the wide clusterings: a map's first screen asks for several
 // at once, and cut together they all passed their deadline.
 func (c *Guides) VectorTile(ctx context.Context, q guides.VectorTileQuery) ([]byte, error) {

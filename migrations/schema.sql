@@ -62,6 +62,81 @@ END
 $$;
 
 --
+-- Name: guide_block_tiles(bigint[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_block_tiles(blocks bigint[]) RETURNS SETOF bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT b + r * 40000 + c FROM unnest(blocks) b, generate_series(0, 7) r, generate_series(0, 7) c
+$$;
+
+--
+-- Name: guide_blocks_grow(public.guide_tile_point[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_blocks_grow(guides public.guide_tile_point[]) RETURNS void
+    LANGUAGE sql
+    AS $$
+    INSERT INTO guide_blocks AS t (tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest)
+    SELECT guide_tile_block(g.tile), count(*), sum(round(g.lat * 1e7))::bigint, sum(round(g.lng * 1e7))::bigint,
+           min(g.lat), min(g.lng), max(g.lat), max(g.lng), (array_agg(g.id ORDER BY g.id DESC))[1]
+    FROM unnest(guides) AS g
+    GROUP BY 1
+    ORDER BY 1
+    ON CONFLICT (tile) DO UPDATE
+        SET guides = t.guides + excluded.guides,
+            sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7, sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7,
+            min_lat = least(t.min_lat, excluded.min_lat), min_lng = least(t.min_lng, excluded.min_lng),
+            max_lat = greatest(t.max_lat, excluded.max_lat), max_lng = greatest(t.max_lng, excluded.max_lng),
+            newest = greatest(t.newest, excluded.newest);
+    INSERT INTO guide_block_tags AS t (tag, tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest)
+    SELECT x.tag, guide_tile_block(g.tile), count(*), sum(round(g.lat * 1e7))::bigint, sum(round(g.lng * 1e7))::bigint,
+           min(g.lat), min(g.lng), max(g.lat), max(g.lng), (array_agg(g.id ORDER BY g.id DESC))[1]
+    FROM unnest(guides) AS g, unnest(g.tags) AS x(tag)
+    GROUP BY 1, 2
+    ORDER BY 1, 2
+    ON CONFLICT (tag, tile) DO UPDATE
+        SET guides = t.guides + excluded.guides,
+            sum_lat_e7 = t.sum_lat_e7 + excluded.sum_lat_e7, sum_lng_e7 = t.sum_lng_e7 + excluded.sum_lng_e7,
+            min_lat = least(t.min_lat, excluded.min_lat), min_lng = least(t.min_lng, excluded.min_lng),
+            max_lat = greatest(t.max_lat, excluded.max_lat), max_lng = greatest(t.max_lng, excluded.max_lng),
+            newest = greatest(t.newest, excluded.newest);
+$$;
+
+--
+-- Name: guide_blocks_refresh(bigint[]); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_blocks_refresh(tiles bigint[]) RETURNS void
+    LANGUAGE sql
+    AS $$
+    INSERT INTO guide_blocks AS t (tile, guides, sum_lat_e7, sum_lng_e7)
+    SELECT DISTINCT guide_tile_block(u), 0, 0, 0 FROM unnest(tiles) u ORDER BY 1
+    ON CONFLICT (tile) DO UPDATE SET guides = t.guides;
+    UPDATE guide_blocks t
+    SET guides = s.guides, sum_lat_e7 = s.sum_lat_e7, sum_lng_e7 = s.sum_lng_e7,
+        min_lat = s.min_lat, min_lng = s.min_lng, max_lat = s.max_lat, max_lng = s.max_lng, newest = s.newest
+    FROM (
+        SELECT guide_tile_block(g.tile) AS tile, coalesce(sum(g.guides), 0) AS guides,
+               coalesce(sum(g.sum_lat_e7), 0) AS sum_lat_e7, coalesce(sum(g.sum_lng_e7), 0) AS sum_lng_e7,
+               min(g.min_lat) AS min_lat, min(g.min_lng) AS min_lng, max(g.max_lat) AS max_lat, max(g.max_lng) AS max_lng,
+               max(g.newest::text)::uuid AS newest
+        FROM guide_tiles g
+        WHERE g.tile IN (SELECT guide_block_tiles(ARRAY(SELECT DISTINCT guide_tile_block(u) FROM unnest(tiles) u)))
+        GROUP BY 1
+    ) s
+    WHERE t.tile = s.tile;
+    DELETE FROM guide_block_tags WHERE tile IN (SELECT guide_tile_block(u) FROM unnest(tiles) u);
+    INSERT INTO guide_block_tags (tag, tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest)
+    SELECT tag, guide_tile_block(tile), sum(guides), sum(sum_lat_e7), sum(sum_lng_e7),
+           min(min_lat), min(min_lng), max(max_lat), max(max_lng), max(newest::text)::uuid
+    FROM guide_tile_tags
+    WHERE tile IN (SELECT guide_block_tiles(ARRAY(SELECT DISTINCT guide_tile_block(u) FROM unnest(tiles) u)))
+    GROUP BY 1, 2;
+$$;
+
+--
 -- Name: guide_cell(public.geography); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -148,6 +223,16 @@ CREATE FUNCTION public.guide_tile(loc public.geography) RETURNS bigint
 $$;
 
 --
+-- Name: guide_tile_block(bigint); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_tile_block(tile bigint) RETURNS bigint
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
+    AS $$
+    SELECT (tile / 40000 / 8 * 8) * 40000 + tile % 40000 / 8 * 8
+$$;
+
+--
 -- Name: guide_tile_delta_of(public.geography, integer); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -202,11 +287,15 @@ CREATE FUNCTION public.guide_tiles_bump() RETURNS trigger
 DECLARE
     changed integer;
     payload text;
+    left_tiles bigint[];
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
         UPDATE guide_tiles SET version = version + 1, guides = 0, sum_lat_e7 = 0, sum_lng_e7 = 0,
             min_lat = NULL, min_lng = NULL, max_lat = NULL, max_lng = NULL, newest = NULL;
         DELETE FROM guide_tile_tags;
+        UPDATE guide_blocks SET guides = 0, sum_lat_e7 = 0, sum_lng_e7 = 0,
+            min_lat = NULL, min_lng = NULL, max_lat = NULL, max_lng = NULL, newest = NULL;
+        DELETE FROM guide_block_tags;
         PERFORM pg_notify('guide_tiles', '*');
         RETURN NULL;
     END IF;
@@ -216,24 +305,32 @@ BEGIN
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_shown(location, hidden_at, 1) FROM new_rows));
         PERFORM guide_tiles_grow(ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
             ST_X(location::geometry), tags)::guide_tile_point FROM new_rows WHERE hidden_at IS NULL));
+        PERFORM guide_blocks_grow(ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
+            ST_X(location::geometry), tags)::guide_tile_point FROM new_rows WHERE hidden_at IS NULL));
     ELSIF TG_OP = 'DELETE' THEN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_shown(location, hidden_at, -1) FROM old_rows));
-        PERFORM guide_tiles_refresh(ARRAY(SELECT DISTINCT guide_tile(location) FROM old_rows));
+        left_tiles := ARRAY(SELECT DISTINCT guide_tile(location) FROM old_rows);
+        PERFORM guide_tiles_refresh(left_tiles);
+        PERFORM guide_blocks_refresh(left_tiles);
     ELSE
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_shown(location, hidden_at, -1) FROM old_rows
                                      UNION ALL SELECT guide_tile_shown(location, hidden_at, 1) FROM new_rows));
         -- Only guides whose place, tags or visibility changed touch the
         -- rows (an edit of the text, or a new cover, leaves them as they are).
-        PERFORM guide_tiles_refresh(ARRAY(
+        left_tiles := ARRAY(
             SELECT guide_tile(o.location) FROM old_rows o JOIN new_rows n USING (id)
             WHERE (ST_Y(o.location::geometry), ST_X(o.location::geometry), o.tags, o.hidden_at IS NULL)
                   IS DISTINCT FROM (ST_Y(n.location::geometry), ST_X(n.location::geometry), n.tags, n.hidden_at IS NULL)
             UNION
             SELECT guide_tile(n.location) FROM old_rows o JOIN new_rows n USING (id)
             WHERE (ST_Y(o.location::geometry), ST_X(o.location::geometry), o.tags, o.hidden_at IS NULL)
-                  IS DISTINCT FROM (ST_Y(n.location::geometry), ST_X(n.location::geometry), n.tags, n.hidden_at IS NULL)));
+                  IS DISTINCT FROM (ST_Y(n.location::geometry), ST_X(n.location::geometry), n.tags, n.hidden_at IS NULL));
+        PERFORM guide_tiles_refresh(left_tiles);
+        IF cardinality(left_tiles) > 0 THEN
+            PERFORM guide_blocks_refresh(left_tiles);
+        END IF;
     END IF;
     IF changed > 0 THEN
         PERFORM guide_tiles_notify(payload);
@@ -345,6 +442,39 @@ BEGIN
     RETURN NULL;
 END
 $$;
+
+--
+-- Name: guide_block_tags; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.guide_block_tags (
+    tag text NOT NULL,
+    tile bigint NOT NULL,
+    guides integer NOT NULL,
+    sum_lat_e7 bigint NOT NULL,
+    sum_lng_e7 bigint NOT NULL,
+    min_lat double precision NOT NULL,
+    min_lng double precision NOT NULL,
+    max_lat double precision NOT NULL,
+    max_lng double precision NOT NULL,
+    newest uuid NOT NULL
+);
+
+--
+-- Name: guide_blocks; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.guide_blocks (
+    tile bigint NOT NULL,
+    guides integer NOT NULL,
+    sum_lat_e7 bigint NOT NULL,
+    sum_lng_e7 bigint NOT NULL,
+    min_lat double precision,
+    min_lng double precision,
+    max_lat double precision,
+    max_lng double precision,
+    newest uuid
+);
 
 --
 -- Name: guide_like_shards; Type: TABLE; Schema: public; Owner: -
@@ -598,6 +728,20 @@ CREATE TABLE public.users (
     moderator boolean DEFAULT false NOT NULL,
     suspended_at timestamp with time zone
 );
+
+--
+-- Name: guide_block_tags guide_block_tags_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.guide_block_tags
+    ADD CONSTRAINT guide_block_tags_pkey PRIMARY KEY (tag, tile);
+
+--
+-- Name: guide_blocks guide_blocks_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.guide_blocks
+    ADD CONSTRAINT guide_blocks_pkey PRIMARY KEY (tile);
 
 --
 -- Name: guide_like_shards guide_like_shards_pkey; Type: CONSTRAINT; Schema: public; Owner: -

@@ -12,18 +12,20 @@ import (
 // readClusters counts guides per cell of the zoom's grid, with each cell's
 // exact bounds. Up to zoom 13 a cell is whole tiles, so it adds up
 // guide_tiles, or guide_tile_tags for a tag (kept exact by the writing
-// transactions' trigger): a map of all Korea reads ~10^5 tile rows, not
-// 10^6 guides. Finer zooms group the guides themselves, unless the
-// viewport holds more than guides.MaxClusterScan of them, tagged or not
-// (central Seoul at zoom 14 from about 1 M guides): then its cells are the
-// zoom-13 ones, the tile sums, still exact counts, for the price of its
-// tile rows.
+// transactions' trigger); up to zoom 10 whole 8 × 8 blocks of tiles, so it
+// adds up guide_blocks or guide_block_tags: a zoom-5 tile over Korea reads
+// ~2,500 block rows at 1 M guides, not 148k tile rows nor 10^6 guides, and
+// the blocks are bounded by the map's area, not by the guides. Finer zooms
+// group the guides themselves, unless the viewport holds more than
+// guides.MaxClusterScan of them, tagged or not (central Seoul at zoom 14
+// from about 1 M guides): then its cells are the zoom-13 ones, the tile
+// sums, still exact counts, for the price of its tile rows.
 //
 // authors (nil: none) are left out, as for a viewer who blocked them: up
 // to zoom 13 the tiles that hold one of their guides are summed from their
-// other guides instead of from their tile rows: the blocked authors'
-// guides are few, so those tiles are few, and every other tile's row stays
-// exact.
+// other guides instead of from their tile rows (and their blocks from
+// their tile rows): the blocked authors' guides are few, so those tiles
+// are few, and every other tile's row stays exact.
 func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, authors []string) ([]guides.Cluster, error) {
 	fine := q.Zoom > guides.MaxTileClusterZoom
 	if fine {
@@ -68,27 +70,31 @@ func (s *Guides) readClusters(ctx context.Context, q guides.ClusterQuery, author
 }
 
 // clusterStatement is the statement readClusters runs: the guides
-// grouped one by one (fine) or the tile sums on the zoom's grid, up to
-// zoom 13's.
+// grouped one by one (fine) or the tile or block sums on the zoom's grid,
+// up to zoom 13's.
 func clusterStatement(q guides.ClusterQuery, authors []string, fine bool) (string, []any) {
-	var cells string
-	var args []any
 	if fine {
-		cells, args = guideCells(q, authors)
-	} else {
-		tq := q
-		tq.Zoom = min(q.Zoom, guides.MaxTileClusterZoom)
-		cells, args = tileCells(tq, authors)
+		cells, args := guideCells(q, authors)
+		return clustersSQL(q, cells), args
 	}
+	tq := q
+	tq.Zoom = min(q.Zoom, guides.MaxTileClusterZoom)
+	cells, args := tileCells(tq, authors)
+	return clustersSQL(q, cells), args
+}
+
+// clustersSQL reads the CTE cells (see withTop) in cell order, with the
+// top guide's item when q asks for it.
+func clustersSQL(q guides.ClusterQuery, cells string) string {
 	if q.WithTop {
 		return `WITH ` + cells + `
 			SELECT ` + itemColumns + `, k.n, k.lat, k.lng, k.min_lat, k.min_lng, k.max_lat, k.max_lng
 			FROM cells k JOIN guides g ON g.id = k.top ` + itemJoins + `
-			ORDER BY k.cr, k.cc`, args
+			ORDER BY k.cr, k.cc`
 	}
 	return `WITH ` + cells + `
 		SELECT c.top::text, c.n, c.lat, c.lng, c.min_lat, c.min_lng, c.max_lat, c.max_lng
-		FROM cells c ORDER BY c.cr, c.cc`, args
+		FROM cells c ORDER BY c.cr, c.cc`
 }
 
 // cellRange is the rows and columns of cells a query's viewport meets.
@@ -123,19 +129,30 @@ func withTop(q guides.ClusterQuery, sums, cr, cc, where string) string {
 	)`
 }
 
-// tileCells adds up per-tile sums, of one tag's guides when q has one,
-// leaving out the guides of authors (see ClustersWithout).
+// blockShift is log2 of a block's side in tiles (migrations/00019): a
+// zoom whose cluster cells are whole blocks adds up block rows, ~1/64 of
+// its tile rows, however many guides fill them.
+const blockShift = 3
+
+// tileCells adds up per-tile (or per-block) sums, of one tag's guides
+// when q has one, leaving out the guides of authors (see
+// ClustersWithout).
 func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	r0, r1, c0, c1 := q.Tiles()
 	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
 	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
-	from, liked := `guide_tiles WHERE guides > 0 AND`, ``
+	const columns = `tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest`
+	fine, coarse, cond, liked := `guide_tiles`, `guide_blocks`, `guides > 0`, ``
 	if q.Tag != "" {
 		args = append(args, q.Tag)
-		from, liked = `guide_tile_tags WHERE tag = $6 AND`, ` AND g.tags @> ARRAY[$6::text]`
+		fine, coarse, cond, liked = `guide_tile_tags`, `guide_block_tags`, `tag = $6`, ` AND g.tags @> ARRAY[$6::text]`
 	}
-	tiles := `SELECT tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest
-		FROM ` + from + ` tile ` + fmt.Sprintf(inRange, "tile")
+	blocks := guides.ClusterShift(q.Zoom) >= blockShift
+	from := fine
+	if blocks {
+		from = coarse
+	}
+	tiles := `SELECT ` + columns + ` FROM ` + from + ` WHERE ` + cond + ` AND tile ` + fmt.Sprintf(inRange, "tile")
 	var hit string
 	if len(authors) > 0 {
 		args = append(args, authors)
@@ -145,7 +162,18 @@ func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 			WHERE g.author_id = ANY(` + x + `::uuid[]) AND guide_tile(g.location) ` + fmt.Sprintf(inRange, "guide_tile(g.location)") + liked + `
 		), `
 		liked += ` AND g.author_id <> ALL(` + x + `::uuid[])`
-		tiles += ` AND tile NOT IN (SELECT tile FROM hit)
+		notHit := ` AND tile NOT IN (SELECT tile FROM hit)`
+		if blocks {
+			// A block holding a hit tile is its other tiles' rows instead,
+			// read a block row (8 tiles) at a time by the tile index
+			// (OFFSET 0: not flattened into a join that reads the table).
+			notHit = ` AND tile NOT IN (SELECT guide_tile_block(tile) FROM hit)
+			UNION ALL
+			SELECT f.* FROM (SELECT DISTINCT guide_tile_block(tile) AS b FROM hit) h, generate_series(0, 7) r,
+			LATERAL (SELECT ` + columns + ` FROM ` + fine + `
+				WHERE ` + cond + ` AND tile BETWEEN h.b + r * 40000 AND h.b + r * 40000 + 7` + notHit + ` OFFSET 0) f`
+		}
+		tiles += notHit + `
 		UNION ALL
 		SELECT guide_tile(g.location), count(*)::int, sum(round(ST_Y(g.location::geometry) * 1e7))::bigint,
 		       sum(round(ST_X(g.location::geometry) * 1e7))::bigint,

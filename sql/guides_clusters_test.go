@@ -78,10 +78,13 @@ func clusterWorld(t *testing.T, n int) (*gsql.DB, *gsql.Guides, []likedGuide) {
 	return db, store, likedGuides(t, db)
 }
 
-func likedGuides(t *testing.T, db *gsql.DB) []likedGuide {
+// likedGuides is every guide a map shows (no hidden one), or only the
+// guides of authors if any.
+func likedGuides(t *testing.T, db *gsql.DB, authors ...string) []likedGuide {
 	t.Helper()
 	rows, err := db.Pool.Query(context.Background(), `SELECT g.id::text, ST_Y(g.location::geometry), ST_X(g.location::geometry), g.tags,
-		g.like_count + coalesce((SELECT sum(n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint FROM guides g`)
+		g.like_count + coalesce((SELECT sum(n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint FROM guides g
+		WHERE g.hidden_at IS NULL AND (cardinality($1::uuid[]) = 0 OR g.author_id = ANY($1::uuid[]))`, append([]string{}, authors...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,8 +365,9 @@ func TestTileRowsStayExactUnderConcurrentWrites(t *testing.T) {
 	checkTileRows(t, db)
 }
 
-// checkTileRows compares every tile's bounds and newest guide, and every
-// (tag, tile) row, with what the guides say.
+// checkTileRows compares every tile's bounds and newest guide, every
+// (tag, tile) row, and the same of every 8 × 8 block, with what the
+// guides say.
 func checkTileRows(t *testing.T, db *gsql.DB) {
 	t.Helper()
 	for what, q := range map[string]string{
@@ -377,6 +381,23 @@ func checkTileRows(t *testing.T, db *gsql.DB) {
 				       max(ST_X(location::geometry)) AS d, max(id::text) AS n, sum(round(ST_Y(location::geometry) * 1e7))::bigint AS s
 				FROM guides, unnest(tags) AS x(tag) WHERE hidden_at IS NULL GROUP BY 1, 2) g USING (tag, tile)
 			WHERE (t.guides, t.min_lat, t.max_lng, t.newest::text, t.sum_lat_e7) IS DISTINCT FROM (g.k, g.a, g.d, g.n, g.s)`,
+		// A block every guide has left keeps its row, counting none.
+		"blocks": `SELECT count(*) FROM guide_blocks t FULL JOIN (
+				SELECT guide_tile_block(guide_tile(location)) AS tile, count(*) AS k,
+				       sum(round(ST_Y(location::geometry) * 1e7))::bigint AS s, sum(round(ST_X(location::geometry) * 1e7))::bigint AS x,
+				       min(ST_Y(location::geometry)) AS a, min(ST_X(location::geometry)) AS b,
+				       max(ST_Y(location::geometry)) AS c, max(ST_X(location::geometry)) AS d, max(id::text) AS n
+				FROM guides WHERE hidden_at IS NULL GROUP BY 1) g USING (tile)
+			WHERE (t.guides, t.sum_lat_e7, t.sum_lng_e7, t.min_lat, t.min_lng, t.max_lat, t.max_lng, t.newest::text)
+			      IS DISTINCT FROM (coalesce(g.k, 0), coalesce(g.s, 0), coalesce(g.x, 0), g.a, g.b, g.c, g.d, g.n)`,
+		"block tags": `SELECT count(*) FROM guide_block_tags t FULL JOIN (
+				SELECT x.tag, guide_tile_block(guide_tile(location)) AS tile, count(*) AS k,
+				       sum(round(ST_Y(location::geometry) * 1e7))::bigint AS s, sum(round(ST_X(location::geometry) * 1e7))::bigint AS x,
+				       min(ST_Y(location::geometry)) AS a, min(ST_X(location::geometry)) AS b,
+				       max(ST_Y(location::geometry)) AS c, max(ST_X(location::geometry)) AS d, max(id::text) AS n
+				FROM guides, unnest(tags) AS x(tag) WHERE hidden_at IS NULL GROUP BY 1, 2) g USING (tag, tile)
+			WHERE (t.guides, t.sum_lat_e7, t.sum_lng_e7, t.min_lat, t.min_lng, t.max_lat, t.max_lng, t.newest::text)
+			      IS DISTINCT FROM (g.k, g.s, g.x, g.a, g.b, g.c, g.d, g.n)`,
 	} {
 		if n := countRows(t, db, q); n != 0 {
 			t.Errorf("%s: %d rows differ from their guides", what, n)

@@ -56,3 +56,10 @@ func BBoxQuerySQL(q guides.BBoxQuery, fetch int) (string, []any) {
 // 13 groups one by one n instead of guides.MaxClusterScan, so a test
 // crosses it with a few hundred guides.
 func (s *Guides) SetFineScanBound(n int64) { s.fineScanBound = n }
+
+// TileClustersSQL is the statement and arguments of a clustering summed
+// from tile or block rows, for EXPLAIN.
+func TileClustersSQL(q guides.ClusterQuery, authors []string) (string, []any) {
+	cells, args := tileCells(q, authors)
+	return clustersSQL(q, cells), args
+}

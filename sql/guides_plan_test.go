@@ -18,6 +18,7 @@ type planNode struct {
 	IndexName  string     `json:"Index Name"`
 	OrderBy    string     `json:"Order By"`
 	ActualRows float64    `json:"Actual Rows"`
+	Loops      float64    `json:"Actual Loops"`
 	HeapFetch  float64    `json:"Heap Fetches"`
 	Plans      []planNode `json:"Plans"`
 }

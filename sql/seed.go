@@ -116,16 +116,17 @@ func InsertGuidesOnce(ctx context.Context, db *DB, authorID string, rows []Guide
 }
 
 // AnalyzeGuides refreshes the planner's statistics after a bulk load, of
-// the guides and of the per-tile rows the load wrote, and vacuums them: a
-// million guides leave as many dead per-tile rows (each insert updates
-// its tile's row), which autovacuum would otherwise clean at a moment of
-// its choosing, in the middle of the first load test. The like tables are
-// analyzed too, empty as they are: never analyzed, the planner takes them
-// for ten pages and finds a vector tile's liked guides from every guide in
-// its tiles instead of from the likes (6,232 buffers for one zoom-13 tile
-// of central Seoul at 1 M guides, 248 once they were analyzed).
+// the guides and of the per-tile and per-block rows the load wrote, and
+// vacuums them: a million guides leave as many dead per-tile rows (each
+// insert updates its tile's row), which autovacuum would otherwise clean
+// at a moment of its choosing, in the middle of the first load test. The
+// like tables are analyzed too, empty as they are: never analyzed, the
+// planner takes them for ten pages and finds a vector tile's liked guides
+// from every guide in its tiles instead of from the likes (6,232 buffers
+// for one zoom-13 tile of central Seoul at 1 M guides, 248 once they were
+// analyzed).
 func AnalyzeGuides(ctx context.Context, db *DB) error {
-	if _, err := db.Pool.Exec(ctx, `VACUUM (ANALYZE) guides, guide_tiles, guide_tile_tags, guide_likes, guide_like_shards`); err != nil {
+	if _, err := db.Pool.Exec(ctx, `VACUUM (ANALYZE) guides, guide_tiles, guide_tile_tags, guide_blocks, guide_block_tags, guide_likes, guide_like_shards`); err != nil {
 		return fmt.Errorf("analyze guides: %w", err)
 	}
 	return nil
