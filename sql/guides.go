@@ -554,50 +554,85 @@ func (s *Guides) readBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Ite
 	if before == "" {
 		before = lastID
 	}
-	query, args := bboxQuery(q, before)
-	for fetch := q.Limit + 9; ; fetch *= 4 {
-		args[5] = fetch
-		rows, err := s.db.on(ctx).Query(ctx, query, withPlanEach(args)...)
+	st := bboxQuery(q, before)
+	fetch, widen := q.Limit+9, 1
+	for {
+		items, fetched, cut, err := s.bboxPage(ctx, st, fetch, widen)
 		if err != nil {
-			return nil, false, translate(err, "guide")
-		}
-		var items []guides.Item
-		fetched := 0
-		for rows.Next() {
-			it, err := scanItem(rows)
-			if err != nil {
-				rows.Close()
-				return nil, false, err
-			}
-			fetched++
-			if q.BBox.Contains(it.Lat, it.Lng) {
-				items = append(items, it)
-			}
-		}
-		if err := rows.Err(); err != nil {
-			return nil, false, translate(err, "guide")
+			return nil, false, err
 		}
 		switch {
 		case len(items) > q.Limit:
 			return items[:q.Limit], true, nil
+		case cut:
+			widen *= 4 // stopped at a cell's limit: read the cells deeper
 		case fetched < fetch:
 			return items, false, nil
+		default:
+			fetch *= 4
 		}
 	}
 }
 
-// bboxQuery picks the form of the viewport query q needs: the merge of
-// cells (guides_viewport.go) when it has no tag or text and covers few
-// enough cells, else the single-index form. args[5] is the LIMIT.
-func bboxQuery(q guides.BBoxQuery, before string) (string, []any) {
+// bboxPage runs st for LIMIT fetch and keeps the rows inside q's rectangle;
+// cut tells that the merge answered only down to a cell's limit (see
+// bboxMergeSQL). The rows it returns are the newest, cut or not.
+func (s *Guides) bboxPage(ctx context.Context, st bboxStatement, fetch, widen int) (items []guides.Item, fetched int, cut bool, err error) {
+	rows, err := s.db.on(ctx).Query(ctx, st.sql, withPlanEach(st.at(fetch, widen))...)
+	if err != nil {
+		return nil, 0, false, translate(err, "guide")
+	}
+	defer rows.Close()
+	var extra []any
+	if st.cells != nil {
+		extra = []any{&cut}
+	}
+	for rows.Next() {
+		it, err := scanItem(rows, extra...)
+		if err != nil {
+			return nil, 0, false, err
+		}
+		fetched++
+		if st.box.Contains(it.Lat, it.Lng) {
+			items = append(items, it)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, false, translate(err, "guide")
+	}
+	return items, fetched, cut, nil
+}
+
+// bboxStatement is the form of the viewport query a page needs: the merge
+// of cells (guides_viewport.go) when it has no tag or text and covers few
+// enough cells, else the single-index form.
+type bboxStatement struct {
+	sql   string
+	args  []any // args[5] is the LIMIT
+	cells *cellCover
+	box   guides.BBox
+}
+
+func bboxQuery(q guides.BBoxQuery, before string) bboxStatement {
 	if cells := viewportCells(q.BBox); q.Tag == "" && q.Text == "" && cells != nil {
-		return bboxMergeSQL, []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, before, 0, cells}
+		return bboxStatement{sql: bboxMergeSQL, args: []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, before, 0, cells.ids},
+			cells: cells, box: q.BBox}
 	}
 	args := []any{q.BBox.MinLng, q.BBox.MinLat, q.BBox.MaxLng, q.BBox.MaxLat, nullable(q.Tag), 0, before}
 	if q.Text != "" {
-		return bboxTextSQL, append(args, q.Text)
+		return bboxStatement{sql: bboxTextSQL, args: append(args, q.Text), box: q.BBox}
 	}
-	return bboxSQL, args
+	return bboxStatement{sql: bboxSQL, args: args, box: q.BBox}
+}
+
+// at is the statement's arguments for LIMIT fetch (widen: see limits).
+func (st bboxStatement) at(fetch, widen int) []any {
+	args := slices.Clone(st.args)
+	args[5] = fetch
+	if st.cells != nil {
+		args = append(args, st.cells.limits(fetch, widen))
+	}
+	return args
 }
 
 // bboxSQL reads the newest guides in the rectangle ($1–$4) with tag $5

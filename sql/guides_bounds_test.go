@@ -25,10 +25,22 @@ func stack(t *testing.T, db *gsql.DB, author string, n int, lat, lng float64) {
 	}
 }
 
-// indexReads is how many index entries the guides' geography index has
-// handed out so far, as PostgreSQL counts them. The pool has one
-// connection, whose counts are flushed before they are read.
-func indexReads(t *testing.T, db *gsql.DB) int64 {
+// oneConnStore is a store on a pool of one connection (see indexReads),
+// and a guide author.
+func oneConnStore(t *testing.T) (*gsql.DB, *gsql.Guides, string) {
+	t.Helper()
+	db, err := gsql.Open(context.Background(), testkit.DatabaseURL(t)+"&pool_max_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db, gsql.NewGuides(db), guideUser(t, db)
+}
+
+// indexReads is how many index entries a guides index has handed out so
+// far, as PostgreSQL counts them. The pool has one connection, whose
+// counts are flushed before they are read.
+func indexReads(t *testing.T, db *gsql.DB, index string) int64 {
 	t.Helper()
 	ctx := context.Background()
 	if _, err := db.Pool.Exec(ctx, `SELECT pg_stat_force_next_flush()`); err != nil {
@@ -37,7 +49,7 @@ func indexReads(t *testing.T, db *gsql.DB) int64 {
 	db.Pool.Exec(ctx, `SELECT 1`) // the flush happens as this backend goes idle
 	var n int64
 	if err := db.Pool.QueryRow(ctx, `SELECT pg_stat_clear_snapshot(), idx_tup_read FROM pg_stat_user_indexes
-		WHERE indexrelname = 'guides_location_idx'`).Scan(new(any), &n); err != nil {
+		WHERE indexrelname = $1`, index).Scan(new(any), &n); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -49,17 +61,11 @@ func indexReads(t *testing.T, db *gsql.DB) int64 {
 // bounded number of index entries (the KNN scan reads a stack whole).
 func TestOneSpotHoldsBoundedGuides(t *testing.T) {
 	ctx := context.Background()
-	db, err := gsql.Open(ctx, testkit.DatabaseURL(t)+"&pool_max_conns=1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	store := gsql.NewGuides(db)
-	author := guideUser(t, db)
+	db, store, author := oneConnStore(t)
 	stack(t, db, author, guides.MaxGuidesPerSpot, 37.5, 127.0)
 	g := guides.NewGuide{ID: uuid.Must(uuid.NewV7()).String(), AuthorID: author, Title: "one more", Lat: 37.5, Lng: 127.000001,
 		CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
-	err = store.CreateGuide(ctx, g)
+	err := store.CreateGuide(ctx, g)
 	if guidepost.ErrorCode(err) != guidepost.EUNPROCESSABLE || len(guidepost.ErrorFields(err)) != 2 {
 		t.Fatalf("guide %d on one spot: %v", guides.MaxGuidesPerSpot+1, err)
 	}
@@ -76,12 +82,12 @@ func TestOneSpotHoldsBoundedGuides(t *testing.T) {
 	}
 
 	q := guides.NearbyQuery{Lat: 37.5001, Lng: 127.0, RadiusM: 1000, Limit: 21}
-	before := indexReads(t, db)
+	before := indexReads(t, db, "guides_location_idx")
 	items, err := store.Nearby(ctx, q)
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := indexReads(t, db) - before
+	read := indexReads(t, db, "guides_location_idx") - before
 	if len(items) != q.Limit {
 		t.Fatalf("%d items, want %d", len(items), q.Limit)
 	}

@@ -47,9 +47,8 @@ func LikeRounds(reqs [][3]string) [][]int {
 // BBoxQuerySQL is the statement and arguments a viewport page runs first,
 // LIMIT fetch, for EXPLAIN.
 func BBoxQuerySQL(q guides.BBoxQuery, fetch int) (string, []any) {
-	query, args := bboxQuery(q, lastID)
-	args[5] = fetch
-	return query, args
+	st := bboxQuery(q, lastID)
+	return st.sql, st.at(fetch, 1)
 }
 
 // SetFineScanBound makes the bound on the guides a clustering above zoom

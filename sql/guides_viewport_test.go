@@ -138,3 +138,74 @@ func shownGuidePoints(t *testing.T, db *gsql.DB) []guidePoint {
 	}
 	return slices.DeleteFunc(out, func(p guidePoint) bool { return hidden[p.id] })
 }
+
+// scatter puts n guides per 0.02° cell of b, uniformly inside it.
+func scatter(t *testing.T, db *gsql.DB, author string, b guides.BBox, n int) {
+	t.Helper()
+	cells := int(math.Round((b.MaxLat - b.MinLat) * 50 * (b.MaxLng - b.MinLng) * 50))
+	_, err := db.Pool.Exec(context.Background(), `INSERT INTO guides (id, author_id, title, body, location, tags, like_count, created_at, updated_at)
+		SELECT gen_random_uuid(), $1, 'scattered', '', ST_SetSRID(ST_MakePoint($2::float8 + random() * ($4::float8 - $2), $3::float8 + random() * ($5::float8 - $3)), 4326)::geography,
+			'{}', 0, now(), now()
+		FROM generate_series(1, $6::int)`, author, b.MinLng, b.MinLat, b.MaxLng, b.MaxLat, n*cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newestInside is the brute force's first page: the newest limit+1 ids inside b.
+func newestInside(t *testing.T, db *gsql.DB, b guides.BBox, limit int) []string {
+	t.Helper()
+	var want []string
+	for _, p := range guidePoints(t, db) {
+		if b.Contains(p.lat, p.lng) {
+			want = append(want, p.id)
+		}
+	}
+	slices.Sort(want)
+	slices.Reverse(want)
+	return want[:min(len(want), limit)]
+}
+
+// A viewport page reads what the page holds, not what its cells hold:
+// when every cell of a 0.12° × 0.18° viewport (54 cells) goes from 40
+// guides to 400, the cells' index hands out no more entries for the same
+// first 100 (reading each cell up to LIMIT, it handed out 2.7× as many).
+// Beside one cell ten times denser than the rest, read short at first,
+// pages of 500 are still exact.
+func TestViewportReadsFollowThePage(t *testing.T) {
+	ctx := context.Background()
+	db, store, author := oneConnStore(t)
+	box := guides.BBox{MinLng: 127.0, MinLat: 37.4, MaxLng: 127.12, MaxLat: 37.58}
+	view := guides.BBox{MinLng: 127.0001, MinLat: 37.4001, MaxLng: 127.1199, MaxLat: 37.5799}
+	pages := func(limit, n int) int64 {
+		t.Helper()
+		before := indexReads(t, db, "guides_cell_newest_idx")
+		var got []string
+		cursor := ""
+		for range n {
+			items, truncated, err := store.InBBox(ctx, guides.BBoxQuery{BBox: view, Limit: limit, Before: cursor})
+			if err != nil || !truncated {
+				t.Fatalf("%d guides, truncated %v: %v", len(items), truncated, err)
+			}
+			for _, it := range items {
+				got = append(got, it.ID)
+			}
+			cursor = items[len(items)-1].ID
+		}
+		read := indexReads(t, db, "guides_cell_newest_idx") - before
+		if want := newestInside(t, db, view, limit*n); !slices.Equal(got, want) {
+			t.Fatalf("pages of %d differ from the brute force's at %d", limit, firstDiff(got, want))
+		}
+		return read
+	}
+	scatter(t, db, author, box, 40)
+	sparse := pages(100, 1)
+	scatter(t, db, author, box, 360)
+	dense := pages(100, 1)
+	t.Logf("index entries for a page of 100: %d at 40 guides a cell, %d at 400", sparse, dense)
+	if float64(dense) > 1.25*float64(sparse) {
+		t.Errorf("ten times the guides in each cell: %d index entries read for the same page, against %d", dense, sparse)
+	}
+	scatter(t, db, author, guides.BBox{MinLng: 127.04, MinLat: 37.48, MaxLng: 127.06, MaxLat: 37.5}, 3600)
+	pages(500, 2)
+}
