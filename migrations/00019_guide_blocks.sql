@@ -143,6 +143,7 @@ DECLARE
     changed integer;
     payload text;
     left_tiles bigint[];
+    grown guide_tile_point[];
 BEGIN
     IF TG_OP = 'TRUNCATE' THEN
         UPDATE guide_tiles SET version = version + 1, guides = 0, sum_lat_e7 = 0, sum_lng_e7 = 0,
@@ -158,10 +159,11 @@ BEGIN
     IF TG_OP = 'INSERT' THEN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_shown(location, hidden_at, 1) FROM new_rows));
-        PERFORM guide_tiles_grow(ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
-            ST_X(location::geometry), tags)::guide_tile_point FROM new_rows WHERE hidden_at IS NULL));
-        PERFORM guide_blocks_grow(ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
-            ST_X(location::geometry), tags)::guide_tile_point FROM new_rows WHERE hidden_at IS NULL));
+        -- The new guides' points, built once for their tiles and their blocks.
+        grown := ARRAY(SELECT ROW(id, guide_tile(location), ST_Y(location::geometry),
+            ST_X(location::geometry), tags)::guide_tile_point FROM new_rows WHERE hidden_at IS NULL);
+        PERFORM guide_tiles_grow(grown);
+        PERFORM guide_blocks_grow(grown);
     ELSIF TG_OP = 'DELETE' THEN
         SELECT * INTO changed, payload
         FROM guide_tiles_apply(ARRAY(SELECT guide_tile_shown(location, hidden_at, -1) FROM old_rows));
