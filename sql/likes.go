@@ -189,8 +189,9 @@ func sessionOf(op *likeOp) string { return op.session + " " + op.user }
 // returns each existing guide's count after the round; one hidden is
 // there for its author only. A like for an account deleted fails the
 // round (see ins). The rows are read to the end, so a failed commit is an
-// error here, before anyone is answered.
-func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (roundWrite, error) {
+// error here, before anyone is answered. Each guide's delta goes to
+// counter shard shard.
+func (s *Guides) writeLikes(ctx context.Context, round []*likeOp, shard int) (roundWrite, error) {
 	type ask struct{ guide, user, session string }
 	seen := make(map[ask]bool, len(round))
 	var gs, us, sids []string
@@ -237,7 +238,7 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (roundWrite, e
 			GROUP BY guide_id
 		), bump AS (
 			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at)
-			SELECT guide_id, floor(random() * $5)::smallint, n, clock_timestamp() FROM delta WHERE n <> 0 ORDER BY guide_id
+			SELECT guide_id, $5::smallint, n, clock_timestamp() FROM delta WHERE n <> 0 ORDER BY guide_id
 			-- clock_timestamp, on a new row too: see likeOne.
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + excluded.n, updated_at = clock_timestamp()
 		)
@@ -251,7 +252,7 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp) (roundWrite, e
 			ARRAY(SELECT r.user_id::text FROM req r WHERE r.guide_id = g.id AND r.liking AND `+blockedBy("r.user_id")+`)
 		FROM guides g WHERE g.id IN (SELECT guide_id FROM req)
 		UNION ALL
-		SELECT true, (i - 1)::text, 0, '', '{}' FROM ended`, gs, us, ats, likes, LikeShards, sids)
+		SELECT true, (i - 1)::text, 0, '', '{}' FROM ended`, gs, us, ats, likes, shard, sids)
 	if err != nil {
 		return roundWrite{}, err
 	}

@@ -287,3 +287,92 @@ func TestBatchRefusesLikesTheAuthorBlocks(t *testing.T) {
 		t.Errorf("%d rows, %+v", rows, st)
 	}
 }
+
+// A user's requests are written by one committer, in the order they were
+// queued, even when they fall in two batches: here the like's batch
+// waits on a lock of the user's row, and the unlike sent meanwhile must
+// wait for it, not be written by another committer first (which deleted
+// nothing, and the like then stayed). With one shared queue, two batches
+// of a double tap were also written at once, the later waiting on the
+// earlier's commit inside PostgreSQL.
+func TestBatchesKeepAUsersOrderAcrossCommitters(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	batching(t, store, gsql.LikeBatchOptions{Committers: 4})
+	author := guideUser(t, db)
+	g, u := guideRow(t, store, author, 37.5, 127.0), guideUser(t, db)
+	tx, err := db.Pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM users WHERE id = $1 FOR UPDATE`, u); err != nil {
+		t.Fatal(err)
+	}
+	type answer struct {
+		liked bool
+		err   error
+	}
+	liked, unliked := make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		st, err := store.Like(ctx, g, guides.Liker{UserID: u}, time.Now())
+		liked <- answer{st.Liked, err}
+	}()
+	waitForLockWait(t, db) // the like's batch is written and blocked
+	go func() {
+		st, err := store.Unlike(ctx, g, guides.Liker{UserID: u}, time.Now())
+		unliked <- answer{st.Liked, err}
+	}()
+	// Give a wrong committer time to write the unlike; the right one
+	// cannot answer it before the lock is released.
+	select {
+	case a := <-unliked:
+		t.Errorf("the unlike was answered (%+v) while its user's earlier like was still being written", a)
+		unliked <- a
+	case <-time.After(time.Second):
+	}
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if a := <-liked; a.err != nil || !a.liked {
+		t.Errorf("like: %+v", a)
+	}
+	if a := <-unliked; a.err != nil || a.liked {
+		t.Errorf("unlike: %+v", a)
+	}
+	st, _ := store.Guide(ctx, g, u)
+	if rows := countRows(t, db, `SELECT count(*) FROM guide_likes WHERE guide_id = $1`, g); rows != 0 || st.LikeCount != 0 || st.LikedByMe {
+		t.Errorf("after like then unlike: %d rows, %+v", rows, st)
+	}
+}
+
+// waitForLockWait returns once a session of db's database waits on a
+// heavyweight lock.
+func waitForLockWait(t *testing.T, db *gsql.DB) {
+	t.Helper()
+	for range 1000 {
+		var n int
+		if err := db.Pool.QueryRow(context.Background(), `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > 0 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatal("no session waited on the lock")
+}
+
+// Each committer bumps a counter shard of its own, so two batches written
+// at once never wait on each other's shard row.
+func TestCommittersBumpShardsOfTheirOwn(t *testing.T) {
+	db := testkit.DB(t)
+	store := gsql.NewGuides(db)
+	batching(t, store, gsql.LikeBatchOptions{Committers: 2, Window: 5 * time.Millisecond})
+	likeStormIsExact(t, db, store)
+	if n := countRows(t, db, `SELECT count(DISTINCT shard) FROM guide_like_shards WHERE shard >= 2`); n != 0 {
+		t.Errorf("2 committers bumped %d shards beyond their own", n)
+	}
+}
