@@ -197,13 +197,17 @@ func (s *Service) create(ctx context.Context, u User) (Session, error) {
 		return Session{}, err
 	}
 	u.ID, u.CreatedAt = id.String(), s.clock.Now().UTC().Truncate(time.Microsecond)
-	if err := s.store.CreateUser(ctx, u); err != nil {
+	row, refresh, hash, err := s.newSession(u)
+	if err != nil {
+		return Session{}, err
+	}
+	if err := s.store.CreateAccount(ctx, u, row, hash); err != nil {
 		if guidepost.ErrorCode(err) == guidepost.ECONFLICT {
 			return Session{}, emailTaken(err)
 		}
 		return Session{}, err
 	}
-	return s.session(ctx, u)
+	return s.issue(u, row, refresh)
 }
 
 // LoginInput is a log-in attempt. ClientAddr is the address failed

@@ -34,17 +34,27 @@ func (s *Service) now() time.Time { return s.clock.Now().UTC().Truncate(time.Mic
 // session opens a new session for u: a row, its first refresh token, and
 // an access token naming both.
 func (s *Service) session(ctx context.Context, u User) (Session, error) {
-	id, err := uuid.NewV7()
+	row, refresh, hash, err := s.newSession(u)
 	if err != nil {
 		return Session{}, err
 	}
-	r := s.renewal()
-	row := SessionRow{ID: id.String(), UserID: u.ID, CreatedAt: r.Now, ExpiresAt: r.Until(r.Now)}
-	refresh, hash := newRefreshToken()
 	if err := s.store.CreateSession(ctx, row, hash); err != nil {
 		return Session{}, err
 	}
 	return s.issue(u, row, refresh)
+}
+
+// newSession is the row of a session for u starting now, and its first
+// refresh token with the hash that is stored.
+func (s *Service) newSession(u User) (row SessionRow, refresh string, hash []byte, err error) {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return SessionRow{}, "", nil, err
+	}
+	r := s.renewal()
+	row = SessionRow{ID: id.String(), UserID: u.ID, CreatedAt: r.Now, ExpiresAt: r.Until(r.Now)}
+	refresh, hash = newRefreshToken()
+	return row, refresh, hash, nil
 }
 
 func (s *Service) issue(u User, row SessionRow, refresh string) (Session, error) {

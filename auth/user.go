@@ -48,10 +48,13 @@ const (
 	Retried                 // the token was used within the grace: another next one is stored
 )
 
-// Store persists users and sessions. CreateUser returns ECONFLICT for a
-// taken email and lookups return ENOTFOUND; deleted accounts are not found.
+// Store persists users and sessions. CreateAccount returns ECONFLICT for
+// a taken email and lookups return ENOTFOUND; deleted accounts are not
+// found.
 type Store interface {
-	CreateUser(ctx context.Context, u User) error
+	// CreateAccount writes a new account with its first session and
+	// refresh token, all or nothing.
+	CreateAccount(ctx context.Context, u User, s SessionRow, refreshHash []byte) error
 	UserByEmail(ctx context.Context, email string) (User, error)
 	UserByID(ctx context.Context, id string) (User, error)
 

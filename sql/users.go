@@ -30,6 +30,25 @@ func (s *Users) CreateUser(ctx context.Context, u auth.User) error {
 	return translate(err, "user")
 }
 
+// CreateAccount writes the account, its first session and that session's
+// refresh token in one statement, so one round trip and one commit: a
+// sign-up or a guest waits on one WAL flush instead of two, and no
+// account is left without the session it was made for.
+func (s *Users) CreateAccount(ctx context.Context, u auth.User, r auth.SessionRow, refreshHash []byte) error {
+	_, err := s.db.exec(ctx, `WITH u AS (
+			INSERT INTO users (id, email, display_name, password_hash, guest, created_at)
+			VALUES ($1, nullif($2, ''), $3, nullif($4, ''), $5, $6)
+			RETURNING id
+		), sess AS (
+			INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at)
+			SELECT $7, id, $8, $9, $8 FROM u
+			RETURNING id
+		)
+		INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT $10, id, $8 FROM sess`,
+		u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Guest, u.CreatedAt, r.ID, r.CreatedAt, r.ExpiresAt, refreshHash)
+	return translate(err, "user")
+}
+
 func (s *Users) UserByEmail(ctx context.Context, email string) (auth.User, error) {
 	return s.one(ctx, `SELECT `+userColumns+` FROM users WHERE lower(email) = lower($1) AND deleted_at IS NULL`, email)
 }
