@@ -3,6 +3,7 @@ package sql
 import (
 	"context"
 	"sync/atomic"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -11,8 +12,9 @@ import (
 
 // Users stores accounts.
 type Users struct {
-	db      *DB
-	checker atomic.Pointer[sessionChecker] // nil: one query per session check
+	db       *DB
+	checker  atomic.Pointer[sessionChecker] // nil: one query per session check
+	accounts atomic.Pointer[accountBatcher] // nil: one statement per new account
 }
 
 var _ auth.Store = (*Users)(nil)
@@ -33,19 +35,50 @@ func (s *Users) CreateUser(ctx context.Context, u auth.User) error {
 // CreateAccount writes the account, its first session and that session's
 // refresh token in one statement, so one round trip and one commit: a
 // sign-up or a guest waits on one WAL flush instead of two, and no
-// account is left without the session it was made for.
+// account is left without the session it was made for. While account
+// batching runs, it joins the next group commit (users_groupcommit.go).
 func (s *Users) CreateAccount(ctx context.Context, u auth.User, r auth.SessionRow, refreshHash []byte) error {
-	_, err := s.db.exec(ctx, `WITH u AS (
+	a := &newAccount{u: u, s: r, hash: refreshHash}
+	if b := s.accounts.Load(); b != nil {
+		if ok, err := b.submit(ctx, a); ok {
+			if err == nil {
+				s.db.noteWrite(ctx)
+			}
+			return err
+		}
+	}
+	err := s.createAccounts(ctx, []*newAccount{a})
+	if err == nil {
+		s.db.noteWrite(ctx)
+	}
+	return err
+}
+
+// createAccounts writes accounts, each with its session and refresh
+// token, in one statement: all or none.
+func (s *Users) createAccounts(ctx context.Context, accounts []*newAccount) error {
+	n := len(accounts)
+	ids, emails, names, hashes, sids := make([]string, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	guests, created, starts, ends, refresh := make([]bool, n), make([]time.Time, n), make([]time.Time, n), make([]time.Time, n), make([][]byte, n)
+	for i, a := range accounts {
+		ids[i], emails[i], names[i], hashes[i], guests[i], created[i] = a.u.ID, a.u.Email, a.u.DisplayName, a.u.PasswordHash, a.u.Guest, a.u.CreatedAt
+		sids[i], starts[i], ends[i], refresh[i] = a.s.ID, a.s.CreatedAt, a.s.ExpiresAt, a.hash
+	}
+	_, err := s.db.Pool.Exec(ctx, `WITH a AS (
+			SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::bool[], $6::timestamptz[],
+				$7::uuid[], $8::timestamptz[], $9::timestamptz[], $10::bytea[])
+				AS a(id, email, display_name, password_hash, guest, created_at, sid, started, ends, refresh)
+		), u AS (
 			INSERT INTO users (id, email, display_name, password_hash, guest, created_at)
-			VALUES ($1, nullif($2, ''), $3, nullif($4, ''), $5, $6)
-			RETURNING id
+			SELECT id, nullif(email, ''), display_name, nullif(password_hash, ''), guest, created_at FROM a
 		), sess AS (
+			-- The foreign key to users is checked at the statement's end,
+			-- when the accounts inserted beside it are there.
 			INSERT INTO sessions (id, user_id, created_at, expires_at, last_used_at)
-			SELECT $7, id, $8, $9, $8 FROM u
-			RETURNING id
+			SELECT sid, id, started, ends, started FROM a
 		)
-		INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT $10, id, $8 FROM sess`,
-		u.ID, u.Email, u.DisplayName, u.PasswordHash, u.Guest, u.CreatedAt, r.ID, r.CreatedAt, r.ExpiresAt, refreshHash)
+		INSERT INTO refresh_tokens (hash, session_id, created_at) SELECT refresh, sid, started FROM a`,
+		ids, emails, names, hashes, guests, created, sids, starts, ends, refresh)
 	return translate(err, "user")
 }
 

@@ -179,8 +179,9 @@ func (a *app) checks() []api.Check {
 // services on the app's pools, the queue gauges the load-test tool reads
 // from the API's /metrics, and the API's configuration. The returned stop
 // ends whatever background work they started (the event feed, the guide
-// cache, the like committers, the block feed, the session-check readers),
-// and waits for it; on an error, what had started is stopped already.
+// cache, the like committers, the block feed, the session-check readers,
+// the account committers), and waits for it; on an error, what had
+// started is stopped already.
 func (a *app) wireAPI(ctx context.Context) (deps api.Deps, cfg api.Config, stop func(), err error) {
 	var stops stopList
 	defer func() {
@@ -193,6 +194,10 @@ func (a *app) wireAPI(ctx context.Context) (deps api.Deps, cfg api.Config, stop 
 		return api.Deps{}, api.Config{}, nil, fmt.Errorf("session checks: %w", err)
 	}
 	stops.add(users.StopSessionChecks)
+	if err := users.StartAccountBatching(gsql.AccountBatchOptions{Registerer: a.registry}); err != nil {
+		return api.Deps{}, api.Config{}, nil, fmt.Errorf("account batching: %w", err)
+	}
+	stops.add(users.StopAccountBatching)
 	limiter := ratelimit.New(ratelimit.Deps{Client: a.redis, Registerer: a.registry, Log: a.logFor("ratelimit")}, ratelimit.Config{})
 	blockSets, stopBlocks := a.blockSets(ctx)
 	stops.add(stopBlocks)
