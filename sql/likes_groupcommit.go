@@ -149,7 +149,10 @@ func (s *Guides) StartLikeBatching(opt LikeBatchOptions) error {
 	b.m = newLikeBatchMetrics(opt.Registerer)
 	b.qs = make([]batchqueue.Queue[*likeOp], opt.Committers)
 	for i := range b.qs {
-		b.qs[i].Start(max(opt.MaxBatch, 4*opt.MaxBatch/opt.Committers), 1, func() { b.commit(i) })
+		// Committer i: a batch at a time, each waiting up to Window to
+		// fill, written with a counter shard of its own.
+		b.qs[i].Start(max(opt.MaxBatch, 4*opt.MaxBatch/opt.Committers), 1,
+			b.qs[i].Worker(opt.MaxBatch, opt.Window, func(batch []*likeOp) { b.write(batch, shardOf(i)) }))
 	}
 	return nil
 }
@@ -173,20 +176,16 @@ var errLikesStopping = guidepost.Errorf(guidepost.EUNAVAILABLE, "the server is s
 func (b *likeBatcher) submit(ctx context.Context, op *likeOp) (guides.LikeState, error) {
 	op.queued, op.done = time.Now(), make(chan likeResult, 1)
 	op.follows = b.s.db.reads != nil && guidepost.FollowsWrites(ctx)
-	switch sent, err := b.qs[b.byUser(op.user)].Send(ctx, op); {
+	switch r, sent, err := batchqueue.Await(ctx, &b.qs[b.byUser(op.user)], op, op.done); {
 	case !sent:
 		return guides.LikeState{}, errLikesStopping
 	case err != nil:
 		return guides.LikeState{}, err
-	}
-	select {
-	case r := <-op.done:
+	default:
 		if r.err == nil && op.follows {
 			guidepost.Wrote(ctx, r.lsn)
 		}
 		return r.st, r.err
-	case <-ctx.Done():
-		return guides.LikeState{}, ctx.Err()
 	}
 }
 
@@ -200,19 +199,6 @@ func (b *likeBatcher) byUser(user string) int {
 // shardOf is the counter shard committer i bumps: its own while there
 // are no more committers than shards.
 func shardOf(i int) int { return i % LikeShards }
-
-// commit is committer i: a batch at a time from its queue, each waiting
-// up to Window to fill, until the queue is closed and empty.
-func (b *likeBatcher) commit(i int) {
-	batch := make([]*likeOp, 0, b.opt.MaxBatch)
-	for {
-		var ok bool
-		if batch, ok = b.qs[i].Next(batch[:0], b.opt.MaxBatch, b.opt.Window); !ok {
-			return
-		}
-		b.write(batch, shardOf(i))
-	}
-}
 
 // write commits batch in rounds (see rounds), bumping shard, and answers
 // each request.

@@ -76,7 +76,8 @@ func (s *Users) StartSessionChecks(opt SessionCheckOptions) error {
 	if opt.Registerer != nil {
 		k.size = register(opt.Registerer, k.size)
 	}
-	k.q.Start(4*opt.MaxBatch, opt.Readers, k.read)
+	// A reader takes what is waiting; it never waits for more.
+	k.q.Start(4*opt.MaxBatch, opt.Readers, k.q.Worker(opt.MaxBatch, 0, k.answer))
 	return nil
 }
 
@@ -97,28 +98,11 @@ func (s *Users) StopSessionChecks() {
 // when the checker is stopping: the caller checks by itself.
 func (k *sessionChecker) submit(ctx context.Context, c auth.Caller, now time.Time) (live, ok bool, err error) {
 	chk := &sessionCheck{c: c, now: now, done: make(chan sessionAnswer, 1)}
-	if sent, err := k.q.Send(ctx, chk); !sent || err != nil {
-		return false, sent, err
+	a, sent, err := batchqueue.Await(ctx, &k.q, chk, chk.done)
+	if err == nil {
+		err = a.err
 	}
-	select {
-	case a := <-chk.done:
-		return a.live, true, a.err
-	case <-ctx.Done():
-		return false, true, ctx.Err()
-	}
-}
-
-// read is one reader: a batch of what is waiting at a time (it never
-// waits for more), until the queue is closed and empty.
-func (k *sessionChecker) read() {
-	batch := make([]*sessionCheck, 0, k.opt.MaxBatch)
-	for {
-		var ok bool
-		if batch, ok = k.q.Next(batch[:0], k.opt.MaxBatch, 0); !ok {
-			return
-		}
-		k.answer(batch)
-	}
+	return a.live, sent, err
 }
 
 // answer checks a batch with one query and answers each check.

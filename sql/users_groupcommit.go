@@ -76,7 +76,8 @@ func (s *Users) StartAccountBatching(opt AccountBatchOptions) error {
 	if opt.Registerer != nil {
 		b.size, b.fallbacks = register(opt.Registerer, b.size), register(opt.Registerer, b.fallbacks)
 	}
-	b.q.Start(4*opt.MaxBatch, opt.Committers, b.commit)
+	// A committer takes every account waiting; it never waits for more.
+	b.q.Start(4*opt.MaxBatch, opt.Committers, b.q.Worker(opt.MaxBatch, 0, b.write))
 	return nil
 }
 
@@ -95,28 +96,11 @@ func (s *Users) StopAccountBatching() {
 // the account by itself.
 func (b *accountBatcher) submit(ctx context.Context, a *newAccount) (ok bool, err error) {
 	a.done = make(chan error, 1)
-	if sent, err := b.q.Send(ctx, a); !sent || err != nil {
-		return sent, err
+	werr, sent, err := batchqueue.Await(ctx, &b.q, a, a.done)
+	if err == nil {
+		err = werr
 	}
-	select {
-	case err := <-a.done:
-		return true, err
-	case <-ctx.Done():
-		return true, ctx.Err()
-	}
-}
-
-// commit is one committer: every account waiting at a time, until the
-// queue is closed and empty.
-func (b *accountBatcher) commit() {
-	batch := make([]*newAccount, 0, b.opt.MaxBatch)
-	for {
-		var ok bool
-		if batch, ok = b.q.Next(batch[:0], b.opt.MaxBatch, 0); !ok {
-			return
-		}
-		b.write(batch)
-	}
+	return sent, err
 }
 
 // write commits a batch and answers each account.

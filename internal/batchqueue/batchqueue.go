@@ -94,3 +94,35 @@ func (q *Queue[T]) Close() {
 	q.mu.Unlock()
 	q.wg.Wait()
 }
+
+// Worker is a worker for Start: it takes batches with Next (up to max,
+// waiting window) and hands each to write, until the queue is closed
+// and drained.
+func (q *Queue[T]) Worker(max int, window time.Duration, write func(batch []T)) func() {
+	return func() {
+		batch := make([]T, 0, max)
+		for {
+			var ok bool
+			if batch, ok = q.Next(batch[:0], max, window); !ok {
+				return
+			}
+			write(batch)
+		}
+	}
+}
+
+// Await sends v and waits for its answer on done (which its worker
+// fills, buffered so that a worker never waits on a caller), or for ctx.
+// sent is false when the queue is closed: nothing was sent, and the
+// caller does the work by itself.
+func Await[T, R any](ctx context.Context, q *Queue[T], v T, done <-chan R) (r R, sent bool, err error) {
+	if sent, err := q.Send(ctx, v); !sent || err != nil {
+		return r, sent, err
+	}
+	select {
+	case r = <-done:
+		return r, true, nil
+	case <-ctx.Done():
+		return r, true, ctx.Err()
+	}
+}
