@@ -162,6 +162,34 @@ END
 $$;
 
 --
+-- Name: guide_like_shards_move(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_like_shards_move() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO guide_like_shards AS s (guide_id, shard, n, tile)
+    SELECT NEW.id, k, 0, guide_tile(NEW.location) FROM generate_series(0, 15) k
+    ON CONFLICT (guide_id, shard) DO UPDATE SET tile = excluded.tile;
+    RETURN NULL;
+END
+$$;
+
+--
+-- Name: guide_like_shards_tile(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.guide_like_shards_tile() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    NEW.tile := (SELECT guide_tile(location) FROM guides WHERE id = NEW.guide_id);
+    RETURN NEW;
+END
+$$;
+
+--
 -- Name: guide_photo_hidden(); Type: FUNCTION; Schema: public; Owner: -
 --
 
@@ -486,7 +514,8 @@ CREATE TABLE public.guide_like_shards (
     guide_id uuid NOT NULL,
     shard smallint NOT NULL,
     n bigint NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    tile bigint NOT NULL
 );
 
 --
@@ -858,6 +887,12 @@ ALTER TABLE ONLY public.users
     ADD CONSTRAINT users_pkey PRIMARY KEY (id);
 
 --
+-- Name: guide_like_shards_tile_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX guide_like_shards_tile_idx ON public.guide_like_shards USING btree (tile, guide_id) INCLUDE (n);
+
+--
 -- Name: guide_like_shards_updated_idx; Type: INDEX; Schema: public; Owner: -
 --
 
@@ -1060,6 +1095,18 @@ CREATE UNIQUE INDEX users_email_key ON public.users USING btree (lower(email)) W
 --
 
 CREATE INDEX users_guest_idx ON public.users USING btree (created_at) WHERE (guest AND (deleted_at IS NULL));
+
+--
+-- Name: guide_like_shards guide_like_shards_tile; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER guide_like_shards_tile BEFORE INSERT ON public.guide_like_shards FOR EACH ROW WHEN ((new.tile IS NULL)) EXECUTE FUNCTION public.guide_like_shards_tile();
+
+--
+-- Name: guides guides_like_shards_move; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER guides_like_shards_move AFTER UPDATE OF location ON public.guides FOR EACH ROW WHEN ((public.guide_tile(old.location) <> public.guide_tile(new.location))) EXECUTE FUNCTION public.guide_like_shards_move();
 
 --
 -- Name: guides guides_tiles_delete; Type: TRIGGER; Schema: public; Owner: -

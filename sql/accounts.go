@@ -45,8 +45,8 @@ func (s *Accounts) RemoveLikes(ctx context.Context, userID string) error {
 		), per AS (
 			SELECT guide_id, count(*) AS n FROM del GROUP BY guide_id
 		)
-		INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at)
-		SELECT guide_id, $2, -n, clock_timestamp() FROM per ORDER BY guide_id
+		INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at, tile)
+		SELECT guide_id, $2, -n, clock_timestamp(), `+shardTile("per.guide_id")+` FROM per ORDER BY guide_id
 		ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + excluded.n, updated_at = clock_timestamp()`,
 		userID, rand.IntN(LikeShards))
 	return writeError(err)

@@ -3,7 +3,6 @@ package sql
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"strconv"
 
 	"github.com/guidepost/guidepost/guides"
@@ -107,26 +106,86 @@ func cellRange(q guides.ClusterQuery) (r0, r1, c0, c1 int64) {
 // Both paths build the CTE "cells" (cr, cc, n, lat, lng, bounds, top)
 // from a CTE "sums" of the same columns with newest (the cell's newest
 // guide, the only one when n is 1) in place of top. With WithTop, top is
-// the most-liked guide instead: the liked guides of a viewport are few
-// beside its guides, and any guide with no like loses to the newest one
-// (the same count, a smaller id). The planner may find the liked guides
-// from the likes or from the viewport's guides, whichever is smaller.
-func withTop(q guides.ClusterQuery, sums, cr, cc, where string) string {
+// the most-liked guide instead: any guide with no like loses to the
+// newest one (the same count, a smaller id). The liked guides are found
+// from the like shards of the viewport's tiles (likedIn), then read by
+// primary key and kept when where holds for them: the work is the liked
+// guides of those tiles, whatever the number of guides there.
+func withTop(q guides.ClusterQuery, sums, cr, cc, where, liked string) string {
 	if !q.WithTop {
 		return sums + `, cells AS (SELECT s.*, s.newest AS top FROM sums s)`
 	}
 	// The base like_count is 0 unless folded in, which nothing does: the
 	// shards name every liked guide.
 	return sums + `, liked AS (
-		SELECT DISTINCT ON (cr, cc) ` + cr + ` AS cr, ` + cc + ` AS cc, g.id, g.like_count + sum(l.n) AS likes
-		FROM guide_like_shards l JOIN guides g ON g.id = l.guide_id
+		SELECT DISTINCT ON (cr, cc) ` + cr + ` AS cr, ` + cc + ` AS cc, g.id, g.like_count + l.n AS likes
+		FROM ` + liked + ` l JOIN guides g ON g.id = l.guide_id
 		WHERE ` + where + `
-		GROUP BY g.id
 		ORDER BY cr, cc, likes DESC, g.id DESC
 	), cells AS (
 		SELECT s.*, CASE WHEN l.likes > 0 THEN l.id ELSE s.newest END AS top
 		FROM sums s LEFT JOIN liked l USING (cr, cc)
 	)`
+}
+
+// byRow reads from the rows of the viewport's tiles (rows p[0]..p[1],
+// columns p[2]..p[3]) by the index on tile, one range per row of tiles
+// (every step-th row: 8 for block rows): `SELECT ` + sel + ` FROM ` +
+// table + ` WHERE ` + where, with the tile column col in the row's range.
+// A single range from the first row's first column to the last row's last
+// would cover whole rows of tiles around the world: at 10 M guides a
+// tagged zoom-11 map read every tagged tile of its latitudes (17–19k
+// buffers). Each row is a subquery of its own (OFFSET 0: not flattened),
+// so its only cheap plan is the index range; inTiles is added because the
+// planner cannot estimate a range on r (it takes 0.5% of the table per
+// row: 65,800 tile rows for a zoom-13 tile at 1 M guides, and then read
+// all of guides to hash-join the cells' top guides), and estimates that
+// as few rows: what follows is joined by primary key, as it should be.
+func byRow(sel, table, col, where string, p [4]string, step int) string {
+	return `SELECT t.* FROM generate_series(` + p[0] + `::bigint, ` + p[1] + `, ` + strconv.Itoa(step) + `) r,
+		LATERAL (SELECT ` + sel + ` FROM ` + table + ` WHERE ` + where + `
+			AND ` + col + ` BETWEEN r * 40000 + ` + p[2] + ` AND r * 40000 + ` + p[3] + ` AND ` + inTiles(col, p) + ` OFFSET 0) t`
+}
+
+// maxTagTiles bounds the tiles a tagged clustering names one by one (see
+// tileCells): ~3 index pages each.
+const maxTagTiles = 4096
+
+// tileList is every tile of rows r0..r1, columns c0..c1.
+func tileList(r0, r1, c0, c1 int64) []int64 {
+	out := make([]int64, 0, (r1-r0+1)*(c1-c0+1))
+	for r := r0; r <= r1; r++ {
+		for c := c0; c <= c1; c++ {
+			out = append(out, r*40000+c)
+		}
+	}
+	return out
+}
+
+// inTiles holds when the tile number in expr is in rows p[0]..p[1],
+// columns p[2]..p[3]. It tests rows already found another way: no index
+// answers it, so it never becomes a scan over whole rows of tiles.
+func inTiles(expr string, p [4]string) string {
+	return `(` + expr + `) / 40000 BETWEEN ` + p[0] + ` AND ` + p[1] + ` AND (` + expr + `) % 40000 BETWEEN ` + p[2] + ` AND ` + p[3]
+}
+
+// maxLikedRows bounds the rows of tiles whose like shards are read a row
+// at a time: each row is an index descent (~2 buffers), which over the
+// 1,280 tile rows of a zoom-5 tile cost 2,612 buffers and 10 ms for 49
+// shards. Past it the shards of the rows' whole latitudes are read in one
+// range: liked guides only, never guides, and few beside the rows.
+const maxLikedRows = 64
+
+// likedIn is (guide_id, n): each guide with like shards in the tiles p
+// (rows tile rows) and its shards' sum, read from the shards' tile index
+// (migrations/00020: a guide's shards all carry its tile).
+func likedIn(p [4]string, rows int64) string {
+	shards := byRow("guide_id, n", "guide_like_shards", "tile", "true", p, 1)
+	if rows > maxLikedRows {
+		shards = `SELECT guide_id, n FROM guide_like_shards
+			WHERE tile BETWEEN ` + p[0] + ` * 40000 AND ` + p[1] + ` * 40000 + 39999 AND ` + inTiles("tile", p)
+	}
+	return `(SELECT guide_id, sum(n) AS n FROM (` + shards + `) s GROUP BY guide_id)`
 }
 
 // blockShift is log2 of a block's side in tiles (migrations/00019): a
@@ -140,7 +199,7 @@ const blockShift = 3
 func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	r0, r1, c0, c1 := q.Tiles()
 	args := []any{r0, r1, c0, c1, int(guides.ClusterShift(q.Zoom))}
-	const inRange = `BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND %[1]s %% 40000 BETWEEN $3 AND $4`
+	p := [4]string{"$1", "$2", "$3", "$4"}
 	const columns = `tile, guides, sum_lat_e7, sum_lng_e7, min_lat, min_lng, max_lat, max_lng, newest`
 	fine, coarse, cond, liked := `guide_tiles`, `guide_blocks`, `guides > 0`, ``
 	if q.Tag != "" {
@@ -148,18 +207,31 @@ func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 		fine, coarse, cond, liked = `guide_tile_tags`, `guide_block_tags`, `tag = $6`, ` AND g.tags @> ARRAY[$6::text]`
 	}
 	blocks := guides.ClusterShift(q.Zoom) >= blockShift
-	from := fine
-	if blocks {
-		from = coarse
+	var tiles string
+	switch {
+	case blocks:
+		// A block is named by its south-west tile (migrations/00019), and
+		// the first row is a block's: every 8th row holds block rows.
+		tiles = byRow(columns, coarse, "tile", cond, p, 1<<blockShift)
+	case q.Tag != "" && (r1-r0+1)*(c1-c0+1) <= maxTagTiles:
+		// Named one by one, the tiles are estimated exactly, and the
+		// (tag, tile) key is read: by row, the planner reads the index on
+		// tile, every tag's rows of the tiles (8,946 buffers against 1,277
+		// for a zoom-11 tile at 1 M guides).
+		args = append(args, tileList(r0, r1, c0, c1))
+		tiles = `SELECT ` + columns + ` FROM unnest($` + strconv.Itoa(len(args)) + `::bigint[]) u
+			JOIN ` + fine + ` ON ` + cond + ` AND tile = u WHERE ` + inTiles("tile", p)
+	default:
+		tiles = byRow(columns, fine, "tile", cond, p, 1)
 	}
-	tiles := `SELECT ` + columns + ` FROM ` + from + ` WHERE ` + cond + ` AND tile ` + fmt.Sprintf(inRange, "tile")
+	tiles = `SELECT * FROM (` + tiles + `) k WHERE true` // for notHit's AND
 	var hit string
 	if len(authors) > 0 {
 		args = append(args, authors)
 		x := "$" + strconv.Itoa(len(args))
 		hit = `hit AS (
 			SELECT DISTINCT guide_tile(g.location) AS tile FROM guides g
-			WHERE g.author_id = ANY(` + x + `::uuid[]) AND guide_tile(g.location) ` + fmt.Sprintf(inRange, "guide_tile(g.location)") + liked + `
+			WHERE g.author_id = ANY(` + x + `::uuid[]) AND ` + inTiles("guide_tile(g.location)", p) + liked + `
 		), `
 		liked += ` AND g.author_id <> ALL(` + x + `::uuid[])`
 		notHit := ` AND tile NOT IN (SELECT tile FROM hit)`
@@ -191,7 +263,7 @@ func tileCells(q guides.ClusterQuery, authors []string) (string, []any) {
 		GROUP BY 1, 2
 	)`
 	return withTop(q, sums, `(guide_tile(g.location) / 40000) >> $5`, `(guide_tile(g.location) % 40000) >> $5`,
-		`guide_tile(g.location) `+fmt.Sprintf(inRange, "guide_tile(g.location)")+liked+` AND g.`+shown), args
+		inTiles("guide_tile(g.location)", p)+liked+` AND g.`+shown, likedIn(p, r1-r0+1)), args
 }
 
 // guideCells groups the guides themselves, above zoom 13 (cells finer
@@ -230,7 +302,13 @@ func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 	if authors == nil {
 		authors = []string{}
 	}
-	return withTop(q, sums, cr, cc, where), []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1, authors}
+	args := []any{env.MinLng, env.MinLat, env.MaxLng, env.MaxLat, tag, r0, r1, c0, c1, authors}
+	if q.WithTop {
+		t0, t1, tc0, tc1 := q.Tiles()
+		args = append(args, t0, t1, tc0, tc1)
+	}
+	t0, t1, _, _ := q.Tiles()
+	return withTop(q, sums, cr, cc, where, likedIn([4]string{"$11", "$12", "$13", "$14"}, t1-t0+1)), args
 }
 
 // fineScanFits tells whether a clustering above zoom 13 may group the
@@ -242,8 +320,8 @@ func guideCells(q guides.ClusterQuery, authors []string) (string, []any) {
 func (s *Guides) fineScanFits(ctx context.Context, q guides.ClusterQuery) (bool, error) {
 	r0, r1, c0, c1 := q.Tiles()
 	var n int64
-	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM guide_tiles
-		WHERE tile BETWEEN $1 * 40000 AND $2 * 40000 + 39999 AND tile % 40000 BETWEEN $3 AND $4`,
+	p := [4]string{"$1", "$2", "$3", "$4"}
+	err := s.db.on(ctx).QueryRow(ctx, `SELECT coalesce(sum(guides), 0)::bigint FROM (`+byRow("guides", "guide_tiles", "tile", "true", p, 1)+`) t`,
 		planEach, r0, r1, c0, c1).Scan(&n)
 	if err != nil {
 		return false, translate(err, "guide")
@@ -270,7 +348,7 @@ func (s *Guides) AuthorsIn(ctx context.Context, authors []string, q guides.Clust
 	var yes bool
 	err := s.db.Pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM guides g
 		WHERE g.author_id = ANY($1::uuid[])
-		  AND guide_tile(g.location) BETWEEN $2 * 40000 AND $3 * 40000 + 39999 AND guide_tile(g.location) % 40000 BETWEEN $4 AND $5
+		  AND `+inTiles("guide_tile(g.location)", [4]string{"$2", "$3", "$4", "$5"})+`
 		  AND ($6::text IS NULL OR g.tags @> ARRAY[$6::text]))`, planEach, authors, r0, r1, c0, c1, tag).Scan(&yes)
 	return yes, translate(err, "guide")
 }

@@ -128,6 +128,9 @@ var clusterCases = []struct {
 	{5, guides.BBox{MinLng: 120, MinLat: 30, MaxLng: 135, MaxLat: 40}, "cafe"},
 	{9, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, ""},
 	{11, guides.BBox{MinLng: 126.5, MinLat: 37.2, MaxLng: 127.5, MaxLat: 37.9}, "food"},
+	// Few enough tiles to be named one by one (tileCells), the wider one
+	// above is read a row of tiles at a time.
+	{12, guides.BBox{MinLng: 126.95, MinLat: 37.52, MaxLng: 127.02, MaxLat: 37.58}, "food"},
 	{13, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, ""},
 	{16, guides.BBox{MinLng: 126.95, MinLat: 37.55, MaxLng: 127.0, MaxLat: 37.58}, ""},
 	{15, guides.BBox{MinLng: 126.9, MinLat: 37.5, MaxLng: 127.05, MaxLat: 37.6}, "food"},

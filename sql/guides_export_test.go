@@ -62,3 +62,10 @@ func TileClustersSQL(q guides.ClusterQuery, authors []string) (string, []any) {
 	cells, args := tileCells(q, authors)
 	return clustersSQL(q, cells), args
 }
+
+// FineClustersSQL is the statement and arguments of a clustering that
+// groups the guides themselves (above zoom 13), for EXPLAIN.
+func FineClustersSQL(q guides.ClusterQuery, authors []string) (string, []any) {
+	cells, args := guideCells(q, authors)
+	return clustersSQL(q, cells), args
+}

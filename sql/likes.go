@@ -19,6 +19,7 @@ import (
 // like increments one at random, so concurrent likes of a hot guide wait on
 // a sixteenth of each other instead of queueing on one row lock (measured:
 // see the report in guides_likes_test.go).
+// A guide that moves writes all 16 (migrations/00020): change both together.
 const LikeShards = 16
 
 // Like records the (guide, user) row and, only when it was inserted,
@@ -82,6 +83,16 @@ func blockedBy(col string) string {
 	return `(g.` + shown + ` AND EXISTS (SELECT 1 FROM user_blocks b WHERE b.blocker_id = g.author_id AND b.blocked_id = ` + col + `))`
 }
 
+// shardTile is the tile of the guide whose id is in col, written into a
+// shard the statement inserts (migrations/00020), so maps find liked
+// guides by tile. It reads by primary key the guide row the statement has
+// just read: the like costs no more round trips. A shard that already
+// exists keeps its tile (ON CONFLICT updates n only): a guide that moves
+// rewrites its shards' tile itself.
+func shardTile(col string) string {
+	return `(SELECT guide_tile(g.location) FROM guides g WHERE g.id = ` + col + `)`
+}
+
 func errAccountDeleted() error {
 	return guidepost.Errorf(guidepost.EUNAUTHORIZED, "the account was deleted")
 }
@@ -113,7 +124,8 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			WHERE EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+` AND NOT `+blockedBy("$2")+`)
 			ON CONFLICT DO NOTHING RETURNING guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $4, 1, clock_timestamp() FROM ins
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at, tile)
+			SELECT guide_id, $4, 1, clock_timestamp(), `+shardTile("ins.guide_id")+` FROM ins
 			-- clock_timestamp, not now(): a like that waited for the shard lock
 			-- must carry a stamp the once-a-second poll has not passed yet.
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + 1, updated_at = clock_timestamp()
@@ -133,7 +145,8 @@ func (s *Guides) likeOne(ctx context.Context, op *likeOp) (guides.LikeState, err
 			DELETE FROM guide_likes WHERE guide_id = $1 AND user_id = $2
 				AND EXISTS (SELECT 1 FROM guides g WHERE g.id = $1 AND `+likeable+`) RETURNING guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at) SELECT guide_id, $3, -1, clock_timestamp() FROM del
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at, tile)
+			SELECT guide_id, $3, -1, clock_timestamp(), `+shardTile("del.guide_id")+` FROM del
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n - 1, updated_at = clock_timestamp()
 			RETURNING 1
 		)
@@ -237,8 +250,9 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp, shard int) (ro
 			FROM (SELECT guide_id, 1 AS n FROM ins UNION ALL SELECT guide_id, -1 FROM del) d
 			GROUP BY guide_id
 		), bump AS (
-			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at)
-			SELECT guide_id, $5::smallint, n, clock_timestamp() FROM delta WHERE n <> 0 ORDER BY guide_id
+			INSERT INTO guide_like_shards AS s (guide_id, shard, n, updated_at, tile)
+			SELECT guide_id, $5::smallint, n, clock_timestamp(), `+shardTile("delta.guide_id")+`
+			FROM delta WHERE n <> 0 ORDER BY guide_id
 			-- clock_timestamp, on a new row too: see likeOne.
 			ON CONFLICT (guide_id, shard) DO UPDATE SET n = s.n + excluded.n, updated_at = clock_timestamp()
 		)
