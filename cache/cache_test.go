@@ -549,6 +549,9 @@ func TestOneLoadPerTileUnderAStampede(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	// The misses' tiles load in the background, once the database is
+	// quiet: wait for them before counting.
+	waitUntil(t, 10*time.Second, "background tile loads", func() bool { return c.FillsPending() == 0 })
 	tiles := 0
 	src.loads.Range(func(k, v any) bool {
 		tiles++
