@@ -11,7 +11,7 @@ import (
 
 // entry is one tile as cached.
 type entry struct {
-	tile     int64
+	tile     int64 // its key: a tile's number, or a part's (subKey)
 	version  int64
 	builtAt  int64 // unix nanos
 	count    int
@@ -45,8 +45,10 @@ func (c *Guides) item(it *cachedItem) guides.Item {
 	return out
 }
 
-func newEntry(t guides.Tile, builtAt int64) *entry {
-	e := &entry{tile: t.ID, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
+// newEntry is the entry under key (a tile's number, or a part's key) for
+// what the store read.
+func newEntry(key int64, t guides.Tile, builtAt int64) *entry {
+	e := &entry{tile: key, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
 	e.items = make([]cachedItem, len(t.Items))
 	for i, it := range t.Items {
 		e.items[i] = newCachedItem(it, builtAt)
