@@ -57,8 +57,13 @@
 // Tiles are still refreshed in the background after RefreshAfter and
 // dropped at MaxAge, as a backstop only.
 //
-// Fallbacks to the database: not synced, a tile with more than
-// MaxTileGuides guides, a search that would read more than MaxScan guides
+// Dense tiles. A tile with more than MaxTileGuides guides is cached as
+// equal parts instead (subtiles.go), each an entry with the tile's version;
+// a nearby search reads them nearest first, batch by batch, dropping the
+// parts its best so far rules out, and a viewport the parts it meets.
+//
+// Fallbacks to the database: not synced, a part of a dense tile with more
+// than MaxTileGuides guides (they crowd into a few metres), a search that would read more than MaxScan guides
 // or MaxRings rings (a rare tag in a city, a deep page), a viewport over
 // MaxBBoxTiles tiles or MaxBBoxGuides guides, near the poles or the
 // antimeridian, a text search (tiles hold no bodies; the full-text index

@@ -12,7 +12,7 @@ import (
 
 func TestEntryRoundTripsThroughTheRedisCodec(t *testing.T) {
 	at := time.Date(2026, 5, 1, 12, 30, 0, 123456000, time.UTC)
-	e := newEntry(guides.Tile{ID: 510620698, Version: 7, Count: 2, Items: []guides.Item{
+	e := newEntry(510620698, guides.Tile{ID: 510620698, Version: 7, Count: 2, Items: []guides.Item{
 		{ID: uuid.NewString(), Author: guides.Author{ID: uuid.NewString(), DisplayName: "안나 Ana"}, PhotoCount: 3,
 			Title: "서울 café ☕", Lat: 37.56650000000001, Lng: 126.978, LikeCount: 12,
 			Tags: []string{"food", "night"}, CreatedAt: at,

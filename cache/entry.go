@@ -5,13 +5,15 @@ import (
 	"math"
 	"slices"
 	"time"
+	"unsafe"
 
 	"github.com/guidepost/guidepost/guides"
+	"github.com/guidepost/guidepost/media"
 )
 
 // entry is one tile as cached.
 type entry struct {
-	tile     int64
+	tile     int64 // its key: a tile's number, or a part's (subKey)
 	version  int64
 	builtAt  int64 // unix nanos
 	count    int
@@ -45,8 +47,10 @@ func (c *Guides) item(it *cachedItem) guides.Item {
 	return out
 }
 
-func newEntry(t guides.Tile, builtAt int64) *entry {
-	e := &entry{tile: t.ID, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
+// newEntry is the entry under key (a tile's number, or a part's key) for
+// what the store read.
+func newEntry(key int64, t guides.Tile, builtAt int64) *entry {
+	e := &entry{tile: key, version: t.Version, builtAt: builtAt, count: t.Count, tooLarge: t.TooLarge}
 	e.items = make([]cachedItem, len(t.Items))
 	for i, it := range t.Items {
 		e.items[i] = newCachedItem(it, builtAt)
@@ -66,17 +70,38 @@ func (e *entry) sortByLat() {
 
 func (e *entry) age() time.Duration { return time.Duration(time.Now().UnixNano() - e.builtAt) }
 
+// weigh is what e holds in memory, so that L1Bytes bounds the process's
+// memory and not a notional size: per item its struct, its place in byLat,
+// its Encoded slot, every string it points to (allocations round up to 16
+// bytes), and the encoded form the API keeps in that slot once the item is
+// answered (its strings once more, the JSON around them). The older
+// estimate (244 bytes and the free-text strings) was about half of what an
+// entry holds before any encoding (TestWeightCoversTheEntrysHeap), so the
+// tier grew to about twice L1Bytes.
 func (e *entry) weigh() {
 	w := 96
 	for i := range e.items {
-		it := &e.items[i]
-		w += 244 + len(it.Title) + len(it.Author.DisplayName) + len(it.Cover.ThumbHash)
-		for _, v := range it.Cover.Variants {
-			w += 72 + len(v.Kind) + len(v.Format) + len(v.Key)
-		}
-		for _, t := range it.Tags {
-			w += 16 + len(t)
-		}
+		w += itemBytes(&e.items[i])
 	}
 	e.weight = uint32(min(w, math.MaxUint32))
 }
+
+// encodedJSON is an encoded item's JSON around its strings (keys, numbers,
+// the created_at time, ~250 bytes) and its EncodedItem header.
+const encodedJSON = 330
+
+func itemBytes(it *cachedItem) int {
+	held := allocBytes(it.ID) + allocBytes(it.Author.ID) + allocBytes(it.Author.DisplayName) + allocBytes(it.Title) +
+		allocBytes(it.Cover.MediaID) + allocBytes(it.Cover.ThumbHash) + 16*cap(it.Tags) +
+		int(unsafe.Sizeof(media.Variant{}))*cap(it.Cover.Variants)
+	text := len(it.ID) + len(it.Author.ID) + len(it.Author.DisplayName) + len(it.Title) + len(it.Cover.MediaID) + len(it.Cover.ThumbHash)
+	for _, t := range it.Tags {
+		held, text = held+allocBytes(t), text+len(t)
+	}
+	for _, v := range it.Cover.Variants {
+		held, text = held+allocBytes(v.Key), text+len(v.Key)+60
+	}
+	return int(unsafe.Sizeof(cachedItem{})) + 4 + 8 + held + text + encodedJSON
+}
+
+func allocBytes(s string) int { return (len(s) + 15) &^ 15 }

@@ -78,7 +78,7 @@ func (c *Guides) bboxFromTiles(ctx context.Context, q guides.BBoxQuery) ([]guide
 	case q.Text != "":
 		return nil, false, "search"
 	}
-	ids, reason := c.viewportTiles(b)
+	ids, dense, reason := c.viewportTiles(b)
 	if reason != "" {
 		return nil, false, reason
 	}
@@ -90,5 +90,8 @@ func (c *Guides) bboxFromTiles(ctx context.Context, q guides.BBoxQuery) ([]guide
 		return nil, false, reason
 	}
 	items, truncated := c.newestInside(entries, q)
+	if dense {
+		c.m.denseAnswers.WithLabelValues("bbox").Inc()
+	}
 	return items, truncated, ""
 }

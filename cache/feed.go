@@ -22,8 +22,10 @@ func (c *Guides) Synced(all map[int64]guides.TileState) {
 func (c *Guides) Changed(tile int64, s guides.TileState) {
 	c.feedMu.Lock()
 	defer c.feedMu.Unlock()
+	old := c.vers.state(tile)
 	if c.vers.raise(tile, s) {
 		c.l1.Invalidate(tile)
+		c.dropParts(tile, c.division(old.Guides))
 		c.stamps.version(tile, s.Version)
 		c.m.invalidations.Inc()
 	}

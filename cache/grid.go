@@ -27,12 +27,11 @@ func fromHav(h float64) float64 {
 	return 2 * guides.EarthRadiusM * math.Asin(math.Sqrt(h))
 }
 
-// tileLowerBound is a distance no guide in tile (row, col) can be closer to
-// p than. For q in the tile, hav(d) = hav(Δφ) + cosφp·cosφq·hav(Δλ), each
+// rectLowerBound is a distance no guide in a tile or part with these
+// bounds can be closer to p than. For q in the rectangle, hav(d) = hav(Δφ) + cosφp·cosφq·hav(Δλ), each
 // term at least its value at the tile's nearest latitude, nearest longitude
 // and smallest cosine (cos is smallest at an end of a latitude range).
-func tileLowerBound(p guides.Point, row, col int64) float64 {
-	minLat, minLng, maxLat, maxLng := guides.TileBounds(row, col)
+func rectLowerBound(p guides.Point, minLat, minLng, maxLat, maxLng float64) float64 {
 	var dLat, dLng float64
 	switch {
 	case p.Lat < minLat:

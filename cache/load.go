@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/guidepost/guidepost"
+	"github.com/guidepost/guidepost/guides"
 )
 
 // tiles returns the current entries for ids from memory. A tile that is
@@ -20,7 +21,7 @@ func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
 	for _, id := range ids {
 		e, ok := c.l1.GetIfPresent(id)
 		switch {
-		case ok && e.version >= c.vers.get(id):
+		case ok && e.version >= c.version(id):
 			if now-e.builtAt > int64(c.opt.RefreshAfter) {
 				c.m.staleServes.Inc()
 				old = append(old, id)
@@ -29,7 +30,7 @@ func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
 		case ok:
 			c.l1.Invalidate(id)
 			missing = append(missing, id)
-		case c.vers.get(id) == 0:
+		case c.version(id) == 0:
 			empty = append(empty, id)
 		default:
 			missing = append(missing, id)
@@ -49,7 +50,7 @@ func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
 		}
 		for _, id := range empty {
 			e := got[id]
-			if e == nil || e.version < c.vers.get(id) {
+			if e == nil || e.version < c.version(id) {
 				return nil, "stale" // a guide arrived meanwhile
 			}
 			out = append(out, e)
@@ -142,7 +143,7 @@ func (c *Guides) batches(ids []int64) [][]int64 {
 	var out [][]int64
 	from, n := 0, 0
 	for i, id := range ids {
-		g := c.vers.state(id).Guides
+		g := c.guidesIn(id)
 		if g > c.opt.MaxTileGuides {
 			g = 0
 		}
@@ -166,7 +167,7 @@ func (c *Guides) load(ctx context.Context, ids []int64) (map[int64]*entry, error
 	now := time.Now().UnixNano()
 	var rest []int64
 	for _, id := range ids {
-		if c.vers.get(id) == 0 {
+		if c.version(id) == 0 {
 			// No guide was ever in this tile: nothing to read. A guide
 			// created meanwhile raises the version and this entry is
 			// discarded or invalidated.
@@ -180,18 +181,49 @@ func (c *Guides) load(ctx context.Context, ids []int64) (map[int64]*entry, error
 		return out, nil
 	}
 	start := time.Now()
-	tiles, err := c.src.LoadTiles(ctx, rest, c.opt.MaxTileGuides)
+	built, err := c.fromStore(ctx, rest, now)
 	if err != nil {
 		return nil, err
 	}
 	c.m.rebuildTime.Observe(time.Since(start).Seconds())
-	c.m.rebuilds.Add(float64(len(tiles)))
-	built := make([]*entry, 0, len(tiles))
-	for _, t := range tiles {
-		e := newEntry(t, now)
-		out[t.ID] = e
-		built = append(built, e)
+	c.m.rebuilds.Add(float64(len(built)))
+	for _, e := range built {
+		out[e.tile] = e
 	}
 	c.toRedis(built)
 	return out, nil
+}
+
+// fromStore reads whole tiles and parts of dense tiles from PostgreSQL, one
+// statement for each kind.
+func (c *Guides) fromStore(ctx context.Context, keys []int64, now int64) ([]*entry, error) {
+	var tiles []int64
+	var parts []guides.SubTile
+	for _, k := range keys {
+		if isSubKey(k) {
+			parts = append(parts, subOf(k))
+		} else {
+			tiles = append(tiles, k)
+		}
+	}
+	built := make([]*entry, 0, len(keys))
+	if len(tiles) > 0 {
+		got, err := c.src.LoadTiles(ctx, tiles, c.opt.MaxTileGuides)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range got {
+			built = append(built, newEntry(t.ID, t, now))
+		}
+	}
+	if len(parts) > 0 {
+		got, err := c.src.LoadSubTiles(ctx, parts, c.opt.MaxTileGuides)
+		if err != nil {
+			return nil, err
+		}
+		for i, t := range got {
+			built = append(built, newEntry(subKey(parts[i]), t, now))
+		}
+	}
+	return built, nil
 }

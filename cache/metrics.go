@@ -14,6 +14,7 @@ type metrics struct {
 	staleServes   prometheus.Counter
 	fallbacks     *prometheus.CounterVec // query, reason
 	answers       *prometheus.CounterVec // query, source
+	denseAnswers  *prometheus.CounterVec // query
 	invalidations prometheus.Counter
 	redisErrors   prometheus.Counter
 	synced        prometheus.Gauge
@@ -53,6 +54,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "guidepost_guides_cache_answers_total",
 			Help: "Nearby and viewport answers by source (cache or db).",
 		}, []string{"query", "source"}),
+		denseAnswers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_dense_answers_total",
+			Help: "Cache answers (counted in answers_total too) that read parts of tiles over MaxTileGuides.",
+		}, []string{"query"}),
 		invalidations: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "guidepost_guides_cache_invalidations_total",
 			Help: "Tile versions raised by writes (NOTIFY from PostgreSQL or this process's own writes).",
@@ -79,7 +84,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers,
+		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers, m.denseAnswers,
 			m.invalidations, m.redisErrors, m.synced, m.overlay, m.vectorTiles, m.clusters)
 	}
 	return m

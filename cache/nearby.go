@@ -11,60 +11,131 @@ import (
 
 // nearby visits tiles in rings around the query's tile and keeps the best
 // Limit by the nearby order, until no unvisited tile can hold a closer
-// guide, or the radius is passed.
+// guide, or the radius is passed. Within a ring it reads cells (whole
+// tiles, or the parts of a dense tile) nearest first, a batch of about
+// nearbyBatchGuides at a time, and drops every cell the best so far rules
+// out: in a dense tile a search reads the few parts around the point, not
+// the tile.
 func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, string) {
 	here := guides.PointAt(q.Lat, q.Lng)
 	row, col := guides.TileRow(q.Lat), guides.TileCol(q.Lng)
 	best := topK{k: q.Limit, list: make([]scored, 0, q.Limit+1)}
-	var ids []int64
-	scanned := 0
+	var todo []cell
+	var keys []int64
+	scanned, dense := 0, false
 	for n := int64(0); n <= int64(c.opt.MaxRings); n++ {
-		bound := q.RadiusM
-		if best.full() {
-			bound = min(bound, best.worst())
-		}
 		var reason string
-		if ids, reason = c.ringTiles(here, row, col, n, bound, ids[:0], &scanned); reason != "" {
+		if todo, reason = c.ringCells(here, row, col, n, best.bound(q.RadiusM), todo); reason != "" {
 			return nil, reason
 		}
-		entries, reason := c.tiles(ctx, ids)
-		if reason != "" {
-			return nil, reason
-		}
-		for _, e := range entries {
-			if e.tooLarge {
-				return nil, "too_large"
+		for {
+			todo = nearest(todo, best.bound(q.RadiusM))
+			if len(todo) == 0 {
+				break
 			}
-			c.scan(e, here, q, &best)
+			k := 0
+			for got := 0; k < len(todo) && (k == 0 || got < nearbyBatchGuides); k++ {
+				g := c.guidesIn(todo[k].key)
+				got, scanned, dense = got+g, scanned+g, dense || isSubKey(todo[k].key)
+			}
+			if scanned > c.opt.MaxScan {
+				return nil, "too_many_guides"
+			}
+			keys = keys[:0]
+			for _, cl := range todo[:k] {
+				keys = append(keys, cl.key)
+			}
+			entries, reason := c.tiles(ctx, keys)
+			if reason == "cold" {
+				c.prefetch(todo[k:])
+			}
+			if reason != "" {
+				return nil, reason
+			}
+			for _, e := range entries {
+				if e.tooLarge {
+					return nil, "too_large"
+				}
+				c.scan(e, here, q, &best)
+			}
+			todo = todo[k:]
 		}
 		exit := exitBound(here, row, col, n)
 		if exit > q.RadiusM || best.full() && best.worst() < exit {
+			if dense {
+				c.m.denseAnswers.WithLabelValues("nearby").Inc()
+			}
 			return best.items(c), ""
 		}
 	}
 	return nil, "too_many_tiles"
 }
 
-// ringTiles appends to ids the tiles of ring n that may hold a guide within
-// bound of here. It decides from the known counts before loading anything:
-// a search that would read too much (a rare tag in a city, a deep page) is
-// the database's job.
-func (c *Guides) ringTiles(here guides.Point, row, col, n int64, bound float64, ids []int64, scanned *int) ([]int64, string) {
+// nearbyBatchGuides is about how many guides nearby reads between two
+// prunings of the cells left: enough for a page, few enough that the
+// bound it gives drops most of a dense tile unread.
+const nearbyBatchGuides = 1000
+
+// cell is an entry a nearby search may read, with a distance no guide in
+// it can be closer than.
+type cell struct {
+	key int64
+	lb  float64
+}
+
+// nearest keeps the cells that may hold a guide within bound, nearest
+// first.
+func nearest(todo []cell, bound float64) []cell {
+	todo = slices.DeleteFunc(todo, func(cl cell) bool { return cl.lb > bound })
+	slices.SortFunc(todo, func(a, b cell) int { return cmp.Compare(a.lb, b.lb) })
+	return todo
+}
+
+// ringCells appends to todo the cells of ring n that may hold a guide
+// within bound of here: whole tiles, or the parts of dense ones.
+func (c *Guides) ringCells(here guides.Point, row, col, n int64, bound float64, todo []cell) ([]cell, string) {
 	for _, t := range ring(row, col, n, nil) {
 		r, cl := guides.TileRowCol(t)
-		if tileLowerBound(here, r, cl) > bound {
+		minLat, minLng, maxLat, maxLng := guides.TileBounds(r, cl)
+		lb := rectLowerBound(here, minLat, minLng, maxLat, maxLng)
+		if lb > bound {
 			continue
 		}
-		g := c.vers.state(t).Guides
-		if g > c.opt.MaxTileGuides {
+		switch div := c.division(c.vers.state(t).Guides); div {
+		case 0:
 			return nil, "too_large"
+		case 1:
+			todo = append(todo, cell{t, lb})
+		default:
+			for sr := range div {
+				for sc := range div {
+					s := guides.SubTile{Tile: t, Div: div, Row: sr, Col: sc}
+					minLat, minLng, maxLat, maxLng := s.Bounds()
+					if lb := rectLowerBound(here, minLat, minLng, maxLat, maxLng); lb <= bound {
+						todo = append(todo, cell{subKey(s), lb})
+					}
+				}
+			}
 		}
-		if *scanned += g; *scanned > c.opt.MaxScan {
-			return nil, "too_many_guides"
-		}
-		ids = append(ids, t)
 	}
-	return ids, ""
+	return todo, ""
+}
+
+// prefetch queues the loads of cells a search that went to the database
+// would have read next, so that warming a dense area takes one miss per
+// ring rather than one per batch.
+func (c *Guides) prefetch(todo []cell) {
+	var missing []int64
+	for _, cl := range todo {
+		if e, ok := c.l1.GetIfPresent(cl.key); !ok || e.version < c.version(cl.key) {
+			if c.version(cl.key) > 0 {
+				missing = append(missing, cl.key)
+			}
+		}
+	}
+	if len(missing) > 0 {
+		c.fill(fillJob{ids: missing})
+	}
 }
 
 // scan offers every guide of e that matches q to best. It walks out from
@@ -135,6 +206,15 @@ type scored struct {
 func (t *topK) full() bool { return len(t.list) >= t.k }
 
 func (t *topK) worst() float64 { return t.list[len(t.list)-1].d }
+
+// bound is how far a guide may be and still enter: the radius, or the
+// Limit-th distance once there are Limit.
+func (t *topK) bound(radius float64) float64 {
+	if t.full() {
+		return min(radius, t.worst())
+	}
+	return radius
+}
 
 func less(a, b scored) bool {
 	return guides.PositionOf(a.it.ID, a.d).Before(guides.PositionOf(b.it.ID, b.d))

@@ -88,7 +88,7 @@ func (c *Guides) fromRedis(ctx context.Context, ids []int64, out map[int64]*entr
 	keys := make([]string, len(ids))
 	want := make([]int64, len(ids))
 	for i, id := range ids {
-		want[i] = c.vers.get(id)
+		want[i] = c.version(id)
 		keys[i] = c.key(id, want[i])
 	}
 	var vals []any

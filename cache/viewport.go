@@ -6,27 +6,56 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
-// viewportTiles lists the tiles a viewport covers, deciding from the known
-// counts, before loading anything, whether it would read too much.
-func (c *Guides) viewportTiles(b guides.BBox) ([]int64, string) {
+// viewportTiles lists the entries a viewport covers (whole tiles, or the
+// parts of dense ones that it meets), deciding from the known counts,
+// before loading anything, whether it would read too much; dense says
+// whether it reads parts.
+func (c *Guides) viewportTiles(b guides.BBox) (ids []int64, dense bool, reason string) {
 	r0, r1 := guides.TileRow(b.MinLat), guides.TileRow(b.MaxLat)
 	c0, c1 := guides.TileCol(b.MinLng), guides.TileCol(b.MaxLng)
 	if (r1-r0+1)*(c1-c0+1) > int64(c.opt.MaxBBoxTiles) {
-		return nil, "too_many_tiles"
+		return nil, false, "too_many_tiles"
 	}
-	ids := make([]int64, 0, (r1-r0+1)*(c1-c0+1))
+	ids = make([]int64, 0, (r1-r0+1)*(c1-c0+1))
 	total := 0
 	for r := r0; r <= r1; r++ {
 		for cl := c0; cl <= c1; cl++ {
 			t := guides.TileID(r, cl)
-			total += c.vers.state(t).Guides
-			ids = append(ids, t)
+			g := c.vers.state(t).Guides
+			switch div := c.division(g); div {
+			case 0:
+				return nil, false, "too_large"
+			case 1:
+				total += g
+				ids = append(ids, t)
+			default:
+				before := len(ids)
+				ids = appendParts(ids, t, div, b)
+				total += c.guidesIn(ids[before]) * (len(ids) - before)
+				dense = true
+			}
 		}
 	}
 	if total > c.opt.MaxBBoxGuides {
-		return nil, "too_many_guides"
+		return nil, false, "too_many_guides"
 	}
-	return ids, ""
+	return ids, dense, ""
+}
+
+// appendParts appends the parts of tile (cut div×div) that b meets. Parts
+// are numbered by the same floor as guides are placed in them, so every
+// guide inside b is in a part listed.
+func appendParts(ids []int64, tile int64, div int, b guides.BBox) []int64 {
+	row, col := guides.TileRowCol(tile)
+	d := int64(div)
+	r0, r1 := max(guides.SubRow(b.MinLat, div), row*d), min(guides.SubRow(b.MaxLat, div), row*d+d-1)
+	c0, c1 := max(guides.SubCol(b.MinLng, div), col*d), min(guides.SubCol(b.MaxLng, div), col*d+d-1)
+	for r := r0; r <= r1; r++ {
+		for cl := c0; cl <= c1; cl++ {
+			ids = append(ids, subKey(guides.SubTileAt(r, cl, div)))
+		}
+	}
+	return ids
 }
 
 // newestInside merges the tiles' lists (each newest first) and keeps the

@@ -112,7 +112,7 @@ type Guides struct {
 	MaxAge        time.Duration // GUIDES_CACHE_MAX_AGE: never serve a tile older than this, a backstop
 	RedisTimeout  time.Duration // GUIDES_CACHE_REDIS_TIMEOUT: then PostgreSQL answers instead
 	L1Bytes       uint64        // GUIDES_CACHE_L1_MB, in bytes: the in-process tier's size
-	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is not cached
+	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is cached in parts
 }
 
 // Limits keep one hostile or unlucky client from stalling the API: upload

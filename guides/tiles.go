@@ -2,6 +2,7 @@ package guides
 
 import (
 	"context"
+	"math"
 	"time"
 )
 
@@ -32,6 +33,11 @@ type TileSource interface {
 	// tile's items are exactly those of its version. A tile holding more
 	// than maxGuides comes back TooLarge, without items.
 	LoadTiles(ctx context.Context, tiles []int64, maxGuides int) ([]Tile, error)
+	// LoadSubTiles reads parts of tiles with their tiles' versions in one
+	// snapshot, one Tile per part in the order asked (ID: the part's
+	// tile). A part holding more than maxGuides comes back TooLarge,
+	// without items; its Count is then only known to exceed maxGuides.
+	LoadSubTiles(ctx context.Context, parts []SubTile, maxGuides int) ([]Tile, error)
 	// WatchTiles follows tile versions until ctx ends: Synced with every
 	// version when it (re)connects and after a bulk load, Changed for each
 	// committed write (sent by the writing transaction, delivered after its
@@ -58,4 +64,43 @@ type TileWatcher interface {
 	Synced(tiles map[int64]TileState)
 	Changed(tile int64, s TileState)
 	Lost(err error)
+}
+
+// SubTile is one of the Div×Div equal parts of a tile (Div a power of two,
+// at most MaxSubDiv), Row and Col counted from its south-west corner. A
+// guide is in the part whose row is floor(lat·100·Div) and column
+// floor(lng·100·Div): multiplying by a power of two is exact in float64, so
+// this refines TileRow/TileCol without moving any guide out of its tile,
+// and PostgreSQL computes the same numbers.
+type SubTile struct {
+	Tile          int64
+	Div, Row, Col int
+}
+
+// MaxSubDiv is the finest division of a tile: 64×64 parts of ~17 m.
+const MaxSubDiv = 64
+
+// SubRow and SubCol give the row of a latitude and column of a longitude in
+// the grid of tiles each cut into div×div parts.
+func SubRow(lat float64, div int) int64 {
+	return int64(math.Floor(lat*TilesPerDegree*float64(div))) + tileRowOffset*int64(div)
+}
+
+func SubCol(lng float64, div int) int64 {
+	return int64(math.Floor(lng*TilesPerDegree*float64(div))) + tileColOffset*int64(div)
+}
+
+// SubTileAt is the part at a row and column of the div-grid.
+func SubTileAt(row, col int64, div int) SubTile {
+	d := int64(div)
+	return SubTile{Tile: TileID(row/d, col/d), Div: div, Row: int(row % d), Col: int(col % d)}
+}
+
+// Bounds is the part's rectangle in degrees (see TileBounds on rounding).
+func (s SubTile) Bounds() (minLat, minLng, maxLat, maxLng float64) {
+	row, col := TileRowCol(s.Tile)
+	d := int64(s.Div)
+	r, c := row*d+int64(s.Row)-tileRowOffset*d, col*d+int64(s.Col)-tileColOffset*d
+	scale := float64(TilesPerDegree * s.Div)
+	return float64(r) / scale, float64(c) / scale, float64(r+1) / scale, float64(c+1) / scale
 }

@@ -65,3 +65,18 @@ func (s *Guides) LoadTiles(ctx context.Context, tiles []int64, maxGuides int) (o
 	err = s.db.read(ctx, need, func(ctx context.Context) error { out, err = s.readTiles(ctx, tiles, maxGuides); return err })
 	return out, err
 }
+
+// LoadSubTiles waits for the same replica position as LoadTiles: a part
+// carries its tile's version.
+func (s *Guides) LoadSubTiles(ctx context.Context, parts []guides.SubTile, maxGuides int) (out []guides.Tile, err error) {
+	var need uint64
+	if marks := s.db.tileMarks(); marks != nil {
+		tiles := make([]int64, len(parts))
+		for i, p := range parts {
+			tiles[i] = p.Tile
+		}
+		need = marks.need(tiles)
+	}
+	err = s.db.read(ctx, need, func(ctx context.Context) error { out, err = s.readSubTiles(ctx, parts, maxGuides); return err })
+	return out, err
+}

@@ -14,18 +14,29 @@ import (
 	"github.com/guidepost/guidepost/guides"
 )
 
+// tileItemColumns reads a tile's list item from g (itemSource) and its
+// cover c (itemJoins), empty where the tile has no guide; tileItemDest
+// scans them.
+const tileItemColumns = `coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(` + authorName + `, ''), coalesce(g.title, ''),
+			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
+			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
+			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
+			` + photoCount + `,
+			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), coalesce(c.width, 0), coalesce(c.height, 0), c.variants`
+
+func tileItemDest(it *guides.Item) []any {
+	return []any{&it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng,
+		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash,
+		&it.Cover.Width, &it.Cover.Height, (*variantsColumn)(&it.Cover.Variants)}
+}
+
 // readTiles reads whole tiles for the cache: one statement, so one snapshot
 // for the versions and the guides. Guides are found by the expression
 // index on guide_tile(location), the same numbering as guides.TileOf, so
 // membership is exact; each tile's guides come newest first.
 func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([]guides.Tile, error) {
 	rows, err := s.db.on(ctx).Query(ctx, `SELECT t.tile, coalesce(v.version, 0), coalesce(v.guides, 0), g.id IS NOT NULL,
-			coalesce(g.id::text, ''), coalesce(g.author_id::text, ''), coalesce(`+authorName+`, ''), coalesce(g.title, ''),
-			coalesce(ST_Y(g.location::geometry), 0), coalesce(ST_X(g.location::geometry), 0),
-			coalesce(g.tags, '{}'), coalesce(g.created_at, 'epoch'),
-			coalesce(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0), 0)::bigint,
-			`+photoCount+`,
-			coalesce(c.id::text, ''), coalesce(c.status, ''), coalesce(c.thumbhash, ''), coalesce(c.width, 0), coalesce(c.height, 0), c.variants
+			`+tileItemColumns+`
 		FROM unnest($1::bigint[]) AS t(tile)
 		LEFT JOIN guide_tiles v ON v.tile = t.tile
 		LEFT JOIN LATERAL (
@@ -44,9 +55,7 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 		has           bool
 		it            guides.Item
 	)
-	dest := []any{&tile, &version, &count, &has, &it.ID, &it.Author.ID, &it.Author.DisplayName, &it.Title, &it.Lat, &it.Lng,
-		&it.Tags, &it.CreatedAt, &it.LikeCount, &it.PhotoCount, &it.Cover.MediaID, &it.Cover.Status, &it.Cover.ThumbHash,
-		&it.Cover.Width, &it.Cover.Height, (*variantsColumn)(&it.Cover.Variants)}
+	dest := append([]any{&tile, &version, &count, &has}, tileItemDest(&it)...)
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		if len(out) == 0 || out[len(out)-1].ID != tile {
 			out = append(out, guides.Tile{ID: tile, Version: version, Count: count, TooLarge: count > maxGuides})
@@ -60,6 +69,68 @@ func (s *Guides) readTiles(ctx context.Context, tiles []int64, maxGuides int) ([
 	})
 	if err != nil {
 		return nil, translate(err, "guide")
+	}
+	return out, nil
+}
+
+// readSubTiles reads parts of dense tiles for the cache, in one statement
+// like readTiles. Each part is found by the planar index on location (a
+// box a hair wider than the part), then kept by the same floor(·100·div)
+// that guides.SubRow computes, so parts never overlap. A part stops at
+// maxGuides+1 guides: one more says it is too large without reading it all.
+func (s *Guides) readSubTiles(ctx context.Context, parts []guides.SubTile, maxGuides int) ([]guides.Tile, error) {
+	tiles := make([]int64, len(parts))
+	divs, prow, pcol := make([]int32, len(parts)), make([]int32, len(parts)), make([]int32, len(parts))
+	for i, p := range parts {
+		tiles[i], divs[i], prow[i], pcol[i] = p.Tile, int32(p.Div), int32(p.Row), int32(p.Col)
+	}
+	rows, err := s.db.on(ctx).Query(ctx, `SELECT p.n, coalesce(v.version, 0), g.id IS NOT NULL,
+			`+tileItemColumns+`
+		FROM unnest($1::bigint[], $2::int[], $3::int[], $4::int[]) WITH ORDINALITY AS p(tile, div, r, c, n)
+		CROSS JOIN LATERAL (SELECT ((p.tile / 40000 - 9000) * p.div + p.r)::float8 AS sr,
+			((p.tile % 40000 - 18000) * p.div + p.c)::float8 AS sc, 100.0::float8 * p.div AS scale) k
+		LEFT JOIN guide_tiles v ON v.tile = p.tile
+		LEFT JOIN LATERAL (
+			SELECT `+itemSource+` FROM guides g
+			WHERE g.location::geometry && ST_MakeEnvelope(k.sc / k.scale - 1e-9, k.sr / k.scale - 1e-9,
+					(k.sc + 1) / k.scale + 1e-9, (k.sr + 1) / k.scale + 1e-9, 4326)
+				AND floor(ST_Y(g.location::geometry) * 100 * p.div) = k.sr
+				AND floor(ST_X(g.location::geometry) * 100 * p.div) = k.sc
+				AND g.`+shown+`
+			LIMIT $5::int + 1
+		) g ON true
+		`+itemJoins+`
+		ORDER BY p.n, g.id DESC`, tiles, divs, prow, pcol, maxGuides)
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	out := make([]guides.Tile, 0, len(parts))
+	var (
+		n, version int64
+		has        bool
+		it         guides.Item
+	)
+	dest := append([]any{&n, &version, &has}, tileItemDest(&it)...)
+	_, err = pgx.ForEachRow(rows, dest, func() error {
+		if len(out) < int(n) {
+			out = append(out, guides.Tile{ID: parts[n-1].Tile, Version: version})
+		}
+		if t := &out[len(out)-1]; has {
+			t.Count++
+			if t.Count > maxGuides {
+				t.TooLarge, t.Items = true, nil
+			} else {
+				t.Items = append(t.Items, it)
+			}
+		}
+		it = guides.Item{}
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "guide")
+	}
+	if len(out) != len(parts) {
+		return nil, fmt.Errorf("sql: %d of %d tile parts read", len(out), len(parts))
 	}
 	return out, nil
 }
