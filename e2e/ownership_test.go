@@ -156,7 +156,7 @@ func TestOwnership(t *testing.T) {
 		ids[name] = r.doc.ID
 	}
 	for _, name := range names {
-		uploader.waitDone(ids[name], 30*time.Second)
+		uploader.waitDone(ids[name], photoDone)
 	}
 
 	t.Run("the owner sees where and when; nobody else does", func(t *testing.T) {
@@ -480,7 +480,7 @@ func TestMigrateMovesOriginals(t *testing.T) {
 	p := s.start("dev")
 	c := newMediaClient(t, p.URL)
 	r := c.upload(map[string][]byte{"photo.jpg": testPhoto(t, "photo.jpg")}, "")
-	c.waitDone(r.doc.ID, 30*time.Second)
+	c.waitDone(r.doc.ID, photoDone)
 	blobs := objstore.New(s.s3)
 	ctx := context.Background()
 	old := "media/" + r.doc.ID + "/original"

@@ -173,7 +173,7 @@ func TestDirectUploadThroughTheBinary(t *testing.T) {
 	c.call("POST", "/v1/uploads", decl, &u)
 	resume(t, u, small)
 	c.call("POST", "/v1/uploads/"+u.ID+"/complete", nil, &m)
-	if done := c.waitDone(m.ID, 30*time.Second); done.Status != "failed" || done.Failure == nil || !strings.Contains(*done.Failure, "SHA-256") {
+	if done := c.waitDone(m.ID, photoDone); done.Status != "failed" || done.Failure == nil || !strings.Contains(*done.Failure, "SHA-256") {
 		t.Fatalf("wrong SHA-256: %+v", done)
 	}
 
