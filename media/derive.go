@@ -208,14 +208,7 @@ func (s *Service) fail(ctx context.Context, m Media, te *TaskError) error {
 // giveUpIf fails the photo when the queue will not retry err. A worker that
 // is stopping (ctx ended) gives up nothing: its task goes back to the queue.
 func (s *Service) giveUpIf(ctx context.Context, t DeriveTask, err error) error {
-	if ctx.Err() != nil {
-		return err
-	}
-	// asynq logs a handler's error only at debug: without this line a
-	// photo that waits for its retry shows nothing of why.
-	s.deps.Log.WarnContext(ctx, "media: derive failed, the queue tries again", "media_id", t.MediaID,
-		"reason", FailureReason(err), "last_try", t.LastTry, "err", err)
-	if !t.LastTry {
+	if !t.LastTry || ctx.Err() != nil {
 		return err
 	}
 	if ferr := s.deps.Store.Fail(ctx, t.MediaID, reasonGaveUp, failGaveUp, s.deps.Clock.Now()); ferr != nil {

@@ -70,6 +70,7 @@ func New(deps Deps, cfg Config) *Worker {
 		DelayedTaskCheckInterval: time.Second,
 		Logger:                   slogAdapter{log},
 		LogLevel:                 asynq.WarnLevel,
+		ErrorHandler:             asynq.ErrorHandlerFunc(logTaskError(log)),
 	})
 	return &Worker{srv: srv, handler: deps.Handler, sweeper: deps.Sweeper, log: log}
 }
@@ -82,6 +83,28 @@ func retryDelay(n int, err error, t *asynq.Task) time.Duration {
 		return time.Second
 	}
 	return asynq.DefaultRetryDelayFunc(n, err, t)
+}
+
+// logTaskError logs each failed run of a task, of any type. asynq itself
+// says so only at debug, so a photo waiting for its retry would show
+// nothing of why. A task the handler gave up on (SkipRetry: a bad photo, a
+// bad payload) is the input's fault and its service has said so already:
+// info; one the queue runs again, or never again after its last retry:
+// warn.
+func logTaskError(log *slog.Logger) func(context.Context, *asynq.Task, error) {
+	return func(ctx context.Context, t *asynq.Task, err error) {
+		id, _ := asynq.GetTaskID(ctx)
+		retried, _ := asynq.GetRetryCount(ctx)
+		maxRetry, _ := asynq.GetMaxRetry(ctx)
+		level, msg := slog.LevelWarn, "worker: task failed, the queue runs it again"
+		switch {
+		case errors.Is(err, asynq.SkipRetry):
+			level, msg = slog.LevelInfo, "worker: task failed for good"
+		case retried >= maxRetry:
+			msg = "worker: task failed its last try"
+		}
+		log.Log(ctx, level, msg, "type", t.Type(), "task_id", id, "retried", retried, "max_retry", maxRetry, "err", err)
+	}
 }
 
 // Run processes tasks and sweeps until ctx ends, then lets running tasks
