@@ -39,7 +39,12 @@
 // share one query: a cold cache is never slower than no cache. A loader
 // asks L2, Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
-// per ring and deduplicated per tile.
+// and deduplicated per tile. What a miss loads is bounded twice: a tile
+// loads on its second miss (FillOnMiss, doorkeeper.go), and a nearby miss
+// loads only the tiles its answer reaches (the database's page tells how
+// far), not every tile of its radius; a search reading a batch that
+// reaches further skips the tiles it lacks once the ones it holds rule
+// them out.
 // Redis calls time out after RedisTimeout and a failure makes the cache
 // skip Redis for RedisBackoff: Redis being down slows loads, never fails
 // them.
@@ -119,6 +124,7 @@ type Guides struct {
 
 	fills   chan fillJob // tiles to load in the background
 	pending sync.Map     // tile -> struct{}: queued or loading
+	door    *doorkeeper  // tiles missed once, not yet worth a load
 	misses  *misses      // searches the store answers now
 
 	run   runner
@@ -137,7 +143,7 @@ func New(deps Deps, opt Config) *Guides {
 	opt = opt.withDefaults()
 	src := deps.Source
 	c := &Guides{Store: deps.Store, src: src, opt: opt, redis: deps.Redis, log: guidepost.Logger(deps.Log), m: newMetrics(deps.Registerer), writes: make(chan []*entry, 64),
-		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), wide: make(chan struct{}, opt.WideClusterings)}
+		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), door: newDoorkeeper(doorkeeperKeys), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
@@ -152,10 +158,15 @@ func New(deps Deps, opt Config) *Guides {
 			return max(opt.RefreshAfter-e.Value.age(), time.Millisecond)
 		}),
 		StatsRecorder: l1Stats{c.m},
+		OnDeletion:    c.m.evicted,
 		Logger:        otterLogger{c.log},
 	})
 	c.loader = otter.BulkLoaderFunc[int64, *entry](c.load)
 	if deps.Registerer != nil {
+		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "guidepost_guides_cache_l1_bytes",
+			Help: "What L1's entries weigh (bounded by GUIDES_CACHE_L1_MB).",
+		}, func() float64 { return float64(c.l1.WeightedSize()) }))
 		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_like_poll_age_seconds",
 			Help: "Seconds since like counts were last read; lists lag likes by about this much.",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -21,6 +22,7 @@ type entry struct {
 	items    []cachedItem // newest first
 	byLat    []int32      // items' indexes by latitude, for nearby's scan
 	weight   uint32
+	answered atomic.Bool // a search read it (for the eviction metric)
 }
 
 type cachedItem struct {

@@ -26,6 +26,9 @@ func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 			items, err := c.Store.Nearby(ctx, q)
 			return shared{items: items}, err
 		})
+		if err == nil && reason == "cold" {
+			c.fillNearby(q, s.items)
+		}
 		return s.items, err
 	}
 	c.m.answers.WithLabelValues("nearby", "cache").Inc()

@@ -12,16 +12,32 @@ import (
 // missing, or older than its known version, is loaded in the background
 // (see fill) and the search goes to the database meanwhile ("cold"): on a
 // cold start a miss costs what the query costs without a cache, not the
-// load of every tile it touches. Tiles that never held a guide need no
-// read and are made on the spot.
+// load of every tile it touches.
 func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
-	out := make([]*entry, 0, len(ids))
+	out, missing, reason := c.lookup(ctx, ids)
+	if len(missing) > 0 {
+		c.fill(fillJob{ids: missing})
+		return nil, "cold"
+	}
+	return out, reason
+}
+
+// lookup returns the current entries for ids that memory holds, and the
+// ids it lacks (missing, or older than the known version), loading none of
+// them: the caller decides what a miss should load. Tiles that never held
+// a guide need no read and are made on the spot; those served past
+// RefreshAfter are reloaded in the background.
+func (c *Guides) lookup(ctx context.Context, ids []int64) (out []*entry, missing []int64, reason string) {
+	out = make([]*entry, 0, len(ids))
 	now := time.Now().UnixNano()
-	var missing, empty, old []int64
+	var empty, old []int64
 	for _, id := range ids {
 		e, ok := c.l1.GetIfPresent(id)
 		switch {
 		case ok && e.version >= c.version(id):
+			if !e.answered.Load() {
+				e.answered.Store(true)
+			}
 			if now-e.builtAt > int64(c.opt.RefreshAfter) {
 				c.m.staleServes.Inc()
 				old = append(old, id)
@@ -39,24 +55,20 @@ func (c *Guides) tiles(ctx context.Context, ids []int64) ([]*entry, string) {
 	if len(old) > 0 {
 		c.fill(fillJob{ids: old, refresh: true})
 	}
-	if len(missing) > 0 {
-		c.fill(fillJob{ids: missing})
-		return nil, "cold"
-	}
 	if len(empty) > 0 {
 		got, err := c.l1.BulkGet(ctx, empty, c.loader) // no I/O: see load
 		if err != nil {
-			return nil, "load_error"
+			return nil, nil, "load_error"
 		}
 		for _, id := range empty {
 			e := got[id]
 			if e == nil || e.version < c.version(id) {
-				return nil, "stale" // a guide arrived meanwhile
+				return nil, nil, "stale" // a guide arrived meanwhile
 			}
 			out = append(out, e)
 		}
 	}
-	return out, ""
+	return out, missing, ""
 }
 
 // fillJob is tiles to load (missing) or reload (served past RefreshAfter).
@@ -68,8 +80,13 @@ type fillJob struct {
 // fill queues tiles for the background loaders unless they are queued
 // already; when the queue is full it drops them (the next miss asks again).
 func (c *Guides) fill(job fillJob) {
-	todo := make([]int64, 0, len(job.ids))
-	for _, id := range job.ids {
+	ids := job.ids
+	if !job.refresh && c.opt.FillOnMiss > 1 {
+		ids = c.door.admit(ids)
+		c.m.deferred.Add(float64(len(job.ids) - len(ids)))
+	}
+	todo := make([]int64, 0, len(ids))
+	for _, id := range ids {
 		if _, queued := c.pending.LoadOrStore(id, struct{}{}); !queued {
 			todo = append(todo, id)
 		}

@@ -3,6 +3,8 @@ package cache
 import (
 	"time"
 
+	"github.com/maypok86/otter/v2"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -10,6 +12,8 @@ type metrics struct {
 	lookups       *prometheus.CounterVec // tier, result
 	rebuilds      prometheus.Counter     // tiles read from PostgreSQL
 	fills         prometheus.Counter     // tiles queued for a background load
+	deferred      prometheus.Counter     // missed tiles not loaded: their first miss
+	evictions     *prometheus.CounterVec // answered: whether the entry served a search first
 	rebuildTime   prometheus.Histogram
 	staleServes   prometheus.Counter
 	fallbacks     *prometheus.CounterVec // query, reason
@@ -37,6 +41,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "guidepost_guides_cache_fills_total",
 			Help: "Tiles a search missed and queued for a background load (the search went to PostgreSQL).",
 		}),
+		deferred: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_fills_deferred_total",
+			Help: "Missed tiles not loaded because it was their first miss (GUIDES_CACHE_FILL_ON_MISS); the next miss loads them.",
+		}),
+		evictions: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "guidepost_guides_cache_l1_evictions_total",
+			Help: "Entries L1 dropped for room (or refused on arrival), by whether they answered a search first (answered=no: a load that bought nothing).",
+		}, []string{"answered"}),
 		rebuildTime: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "guidepost_guides_cache_rebuild_seconds",
 			Help:    "Time to read a batch of tiles from PostgreSQL.",
@@ -84,10 +96,23 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.rebuildTime, m.staleServes, m.fallbacks, m.answers, m.denseAnswers,
+		reg.MustRegister(m.lookups, m.rebuilds, m.fills, m.deferred, m.evictions, m.rebuildTime, m.staleServes, m.fallbacks, m.answers, m.denseAnswers,
 			m.invalidations, m.redisErrors, m.synced, m.overlay, m.vectorTiles, m.clusters)
 	}
 	return m
+}
+
+// evicted counts an entry L1 dropped for room; one that never answered a
+// search was a load that bought nothing.
+func (m *metrics) evicted(e otter.DeletionEvent[int64, *entry]) {
+	if e.Cause != otter.CauseOverflow {
+		return
+	}
+	answered := "no"
+	if e.Value.answered.Load() {
+		answered = "yes"
+	}
+	m.evictions.WithLabelValues(answered).Inc()
 }
 
 // l1Stats feeds otter's statistics into the metrics.

@@ -121,7 +121,7 @@ func TestColdMissesShareOneQuery(t *testing.T) {
 // While a miss waits on the database, the background loaders do not add
 // a tile load to its queue; once none waits they load.
 func TestLoadsWaitForQuietDatabase(t *testing.T) {
-	c, store, src := coldCache(t, cache.Config{FillWait: time.Minute})
+	c, store, src := coldCache(t, cache.Config{FillWait: time.Minute, FillOnMiss: 1})
 	done := make(chan struct{})
 	defer func() { store.open(); <-done }()
 	go func() {

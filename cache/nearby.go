@@ -15,7 +15,9 @@ import (
 // tiles, or the parts of a dense tile) nearest first, a batch of about
 // nearbyBatchGuides at a time, and drops every cell the best so far rules
 // out: in a dense tile a search reads the few parts around the point, not
-// the tile.
+// the tile. A cell memory lacks sends the search to the database ("cold")
+// only if the cells it holds leave that one in play; what to load is then
+// decided by the database's answer (fillNearby), not here.
 func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, string) {
 	here := guides.PointAt(q.Lat, q.Lng)
 	row, col := guides.TileRow(q.Lat), guides.TileCol(q.Lng)
@@ -45,10 +47,7 @@ func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 			for _, cl := range todo[:k] {
 				keys = append(keys, cl.key)
 			}
-			entries, reason := c.tiles(ctx, keys)
-			if reason == "cold" {
-				c.prefetch(todo[k:])
-			}
+			entries, missing, reason := c.lookup(ctx, keys)
 			if reason != "" {
 				return nil, reason
 			}
@@ -57,6 +56,9 @@ func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 					return nil, "too_large"
 				}
 				c.scan(e, here, q, &best)
+			}
+			if needed(todo[:k], missing, best.bound(q.RadiusM)) {
+				return nil, "cold"
 			}
 			todo = todo[k:]
 		}
@@ -69,6 +71,17 @@ func (c *Guides) nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 		}
 	}
 	return nil, "too_many_tiles"
+}
+
+// needed says whether a cell of batch that memory lacks may still hold a
+// guide within bound (scanning the rest may have ruled it out).
+func needed(batch []cell, missing []int64, bound float64) bool {
+	for _, cl := range batch {
+		if cl.lb <= bound && slices.Contains(missing, cl.key) {
+			return true
+		}
+	}
+	return false
 }
 
 // nearbyBatchGuides is about how many guides nearby reads between two
@@ -121,20 +134,45 @@ func (c *Guides) ringCells(here guides.Point, row, col, n int64, bound float64, 
 	return todo, ""
 }
 
-// prefetch queues the loads of cells a search that went to the database
-// would have read next, so that warming a dense area takes one miss per
-// ring rather than one per batch.
-func (c *Guides) prefetch(todo []cell) {
+// fillNearby queues the loads of the cells a search for q reads, now
+// that the database's answer tells how far it reaches: every cell nearer
+// than its Limit-th guide (or the radius, on a short page). The cells
+// beyond, which the search would rule out, are not loaded: a miss within
+// a 5 km radius would otherwise load every tile of the radius for a page
+// of 20, and such loads push out of memory what answers use. Nothing is
+// loaded for a search the cache would give up anyway.
+func (c *Guides) fillNearby(q guides.NearbyQuery, items []guides.Item) {
+	if !c.synced.Load() || !inCacheDomain(q.Lat, q.Lng) || q.Text != "" {
+		return
+	}
+	bound := q.RadiusM
+	if len(items) >= q.Limit && q.Limit > 0 {
+		bound = min(bound, items[len(items)-1].DistanceM+boundMargin)
+	}
+	here := guides.PointAt(q.Lat, q.Lng)
+	row, col := guides.TileRow(q.Lat), guides.TileCol(q.Lng)
+	var cells []cell
 	var missing []int64
-	for _, cl := range todo {
-		if e, ok := c.l1.GetIfPresent(cl.key); !ok || e.version < c.version(cl.key) {
-			if c.version(cl.key) > 0 {
+	scanned := 0
+	for n := int64(0); n <= int64(c.opt.MaxRings); n++ {
+		var reason string
+		if cells, reason = c.ringCells(here, row, col, n, bound, cells[:0]); reason != "" {
+			return
+		}
+		for _, cl := range cells {
+			if scanned += c.guidesIn(cl.key); scanned > c.opt.MaxScan {
+				return
+			}
+			if e, ok := c.l1.GetIfPresent(cl.key); (!ok || e.version < c.version(cl.key)) && c.version(cl.key) > 0 {
 				missing = append(missing, cl.key)
 			}
 		}
-	}
-	if len(missing) > 0 {
-		c.fill(fillJob{ids: missing})
+		if exitBound(here, row, col, n) > bound {
+			if len(missing) > 0 {
+				c.fill(fillJob{ids: missing})
+			}
+			return
+		}
 	}
 }
 

@@ -65,6 +65,10 @@ type Config struct {
 	// miss is waiting on the database: under a load that never pauses the
 	// cache still fills, a batch at least every FillWait.
 	FillWait time.Duration
+	// FillOnMiss (2) is the miss of a tile that loads it: the second
+	// within the doorkeeper's memory, so that a tile one search touched
+	// costs no load (see doorkeeper). 1 loads on the first miss.
+	FillOnMiss int
 }
 
 // DefaultConfig is the cache's configuration with every default: the
@@ -90,6 +94,7 @@ func DefaultConfig() Config {
 		FillDuty:         0.25,
 		FillBatchGuides:  500,
 		FillWait:         time.Second,
+		FillOnMiss:       2,
 	}
 }
 
@@ -112,6 +117,7 @@ func (o Config) withDefaults() Config {
 	guidepost.Default(&o.FillDuty, def.FillDuty)
 	guidepost.Default(&o.FillBatchGuides, def.FillBatchGuides)
 	guidepost.Default(&o.FillWait, def.FillWait)
+	guidepost.Default(&o.FillOnMiss, def.FillOnMiss)
 	o.FillDuty = min(o.FillDuty, 1)
 	guidepost.Default(&o.L1Bytes, def.L1Bytes)
 	guidepost.Default(&o.TileBytes, def.TileBytes)

@@ -113,6 +113,7 @@ type Guides struct {
 	RedisTimeout  time.Duration // GUIDES_CACHE_REDIS_TIMEOUT: then PostgreSQL answers instead
 	L1Bytes       uint64        // GUIDES_CACHE_L1_MB, in bytes: the in-process tier's size
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is cached in parts
+	FillOnMiss    int           // GUIDES_CACHE_FILL_ON_MISS: 2 loads a tile on its second miss, 1 on its first
 }
 
 // Limits keep one hostile or unlucky client from stalling the API: upload
@@ -270,6 +271,7 @@ func parseGuides(e *env) Guides {
 		RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", cacheDef.RedisTimeout, time.Nanosecond),
 		L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
 		MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
+		FillOnMiss:    min(e.integer("GUIDES_CACHE_FILL_ON_MISS", cacheDef.FillOnMiss, 1), 2),
 	}
 }
 
