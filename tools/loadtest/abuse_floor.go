@@ -171,18 +171,25 @@ type floorServer struct {
 const floorServeArg = "floor-serve"
 
 func startFloorServer(ctx context.Context, ans recordedAnswer) (*floorServer, error) {
+	spec, _ := json.Marshal(ans)
+	return startChildServer(ctx, floorServeArg, string(spec))
+}
+
+// startChildServer runs this binary as a server (as `self arg <addr>
+// spec`, see serveChild) on a free loopback port and returns once it
+// accepts connections.
+func startChildServer(ctx context.Context, arg, spec string) (*floorServer, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
 	addr := l.Addr().String()
 	l.Close()
-	spec, _ := json.Marshal(ans)
 	self, err := os.Executable()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(self, floorServeArg, addr, string(spec))
+	cmd := exec.Command(self, arg, addr, spec)
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -199,6 +206,21 @@ func startFloorServer(ctx context.Context, ans recordedAnswer) (*floorServer, er
 			return nil, fmt.Errorf("floor server on %s did not start", addr)
 		}
 	}
+}
+
+// serveChild runs the server os.Args name, if they name one (a floor run
+// as a child process); false when they do not.
+func serveChild(args []string) (bool, error) {
+	if len(args) != 4 {
+		return false, nil
+	}
+	switch args[1] {
+	case floorServeArg:
+		return true, serveFloor(args[2], args[3])
+	case tileFloorServeArg:
+		return true, serveTileFloorFile(args[2], args[3])
+	}
+	return false, nil
 }
 
 func (s *floorServer) stop() {

@@ -23,8 +23,8 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if len(os.Args) == 4 && os.Args[1] == floorServeArg { // the side doors' floor server
-		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
+	if child, err := serveChild(os.Args); child { // a floor server
+		if err != nil {
 			os.Exit(1)
 		}
 		return

@@ -18,8 +18,8 @@ import (
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	if len(os.Args) == 4 && os.Args[1] == floorServeArg {
-		if err := serveFloor(os.Args[2], os.Args[3]); err != nil {
+	if child, err := serveChild(os.Args); child {
+		if err != nil {
 			log.Error("floor server", "err", err)
 			os.Exit(1)
 		}

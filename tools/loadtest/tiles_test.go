@@ -94,7 +94,7 @@ func TestTileTraceKeepsRefusalsByDesign(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	floor, stop, err := serveTileFloor(tiles)
+	floor, stop, err := serveTileFloor(t.Context(), tiles)
 	if err != nil {
 		t.Fatal(err)
 	}
