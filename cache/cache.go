@@ -40,7 +40,7 @@
 // asks L2, Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
 // and deduplicated per tile. What a miss loads is bounded twice: a tile
-// loads on its second miss (FillOnMiss, doorkeeper.go), and a nearby miss
+// may wait for its second miss (FillOnMiss, doorkeeper.go), and a nearby miss
 // loads only the tiles its answer reaches (the database's page tells how
 // far), not every tile of its radius; a search reading a batch that
 // reaches further skips the tiles it lacks once the ones it holds rule

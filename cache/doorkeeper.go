@@ -3,7 +3,8 @@ package cache
 import "sync"
 
 // doorkeeper admits a tile to a background load on its second miss
-// within the last doorkeeperKeys distinct misses, not its first. L1's
+// within the last doorkeeperKeys distinct misses, not its first, when
+// FillOnMiss is 2. L1's
 // admission (TinyLFU) already refuses room to an entry asked for once,
 // but only after the load has paid for it: with random map reads over
 // 1 M guides, 52,894 of 54,451 entries left L1 without answering a

@@ -56,13 +56,13 @@ func TestNearbyMissLoadsWhatItsAnswerReaches(t *testing.T) {
 	}
 }
 
-// By default a tile loads on its second miss: a search asked once costs
-// the database its answer and nothing more.
+// With FillOnMiss 2 a tile loads on its second miss: a search asked once
+// costs the database its answer and nothing more.
 func TestATileLoadsOnItsSecondMiss(t *testing.T) {
 	ctx := context.Background()
 	_, store := seeded(t)
 	src := &recordingSource{Guides: store}
-	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 1})
+	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 1, FillOnMiss: 2})
 	q := guides.NearbyQuery{Lat: dense.lat, Lng: dense.lng, RadiusM: 1000, Limit: 20}
 	loads := func() int {
 		src.mu.Lock()
