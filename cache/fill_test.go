@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"testing"
+	"time"
 
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
@@ -99,7 +100,7 @@ func TestEvictionsAreCountedByUse(t *testing.T) {
 		q := guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 3000, Limit: 50}
 		warmUp(t, c, func() { c.Nearby(ctx, q) })
 	}
-	waitUntil(t, 10e9, "evictions counted", func() bool {
+	waitUntil(t, 10*time.Second, "evictions counted", func() bool {
 		return c.value("guidepost_guides_cache_l1_evictions_total", "yes")+c.value("guidepost_guides_cache_l1_evictions_total", "no") > 0
 	})
 }

@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"github.com/maypok86/otter/v2"
-
 	"github.com/prometheus/client_golang/prometheus"
 )
 

@@ -140,11 +140,9 @@ func (c *Guides) ringCells(here guides.Point, row, col, n int64, bound float64, 
 // beyond, which the search would rule out, are not loaded: a miss within
 // a 5 km radius would otherwise load every tile of the radius for a page
 // of 20, and such loads push out of memory what answers use. Nothing is
-// loaded for a search the cache would give up anyway.
+// loaded for a search the cache would give up anyway. Called only for a
+// "cold" miss, which the fallback checks (synced, domain, text) passed.
 func (c *Guides) fillNearby(q guides.NearbyQuery, items []guides.Item) {
-	if !c.synced.Load() || !inCacheDomain(q.Lat, q.Lng) || q.Text != "" {
-		return
-	}
 	bound := q.RadiusM
 	if len(items) >= q.Limit && q.Limit > 0 {
 		bound = min(bound, items[len(items)-1].DistanceM+boundMargin)
@@ -163,8 +161,10 @@ func (c *Guides) fillNearby(q guides.NearbyQuery, items []guides.Item) {
 			if scanned += c.guidesIn(cl.key); scanned > c.opt.MaxScan {
 				return
 			}
-			if e, ok := c.l1.GetIfPresent(cl.key); (!ok || e.version < c.version(cl.key)) && c.version(cl.key) > 0 {
-				missing = append(missing, cl.key)
+			if v := c.version(cl.key); v > 0 {
+				if e, ok := c.l1.GetIfPresent(cl.key); !ok || e.version < v {
+					missing = append(missing, cl.key)
+				}
 			}
 		}
 		if exitBound(here, row, col, n) > bound {
