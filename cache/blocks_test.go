@@ -17,7 +17,8 @@ import (
 	gsql "github.com/guidepost/guidepost/sql"
 )
 
-func blockUser(t *testing.T, db *gsql.DB) string {
+// newUser is a guest account, for a test that needs one more person.
+func newUser(t *testing.T, db *gsql.DB) string {
 	t.Helper()
 	id := uuid.Must(uuid.NewV7()).String()
 	if err := gsql.NewUsers(db).CreateUser(context.Background(), auth.User{ID: id, DisplayName: "u", Guest: true, CreatedAt: time.Now()}); err != nil {
@@ -54,7 +55,7 @@ func has(t *testing.T, c *cache.Blocks, blocker, blocked string) bool {
 func TestBlockSetsFreshAcrossProcesses(t *testing.T) {
 	db := testkit.DB(t)
 	p1, p2 := runBlocks(t, db, nil), runBlocks(t, db, nil)
-	a, b := blockUser(t, db), blockUser(t, db)
+	a, b := newUser(t, db), newUser(t, db)
 	ctx := context.Background()
 	for _, c := range []*cache.Blocks{p1, p2} { // kept, as not blocking anyone
 		if has(t, c, a, b) {
@@ -89,7 +90,7 @@ func TestBlockSetsCostNothingWithoutBlocks(t *testing.T) {
 	db := testkit.DB(t)
 	reg := prometheus.NewRegistry()
 	c := runBlocks(t, db, reg)
-	u := blockUser(t, db)
+	u := newUser(t, db)
 	ctx := context.Background()
 	const n = 100_000
 	start := time.Now()
@@ -125,8 +126,8 @@ func counterValue(t *testing.T, reg *prometheus.Registry, name string) float64 {
 func TestBlockSetsRace(t *testing.T) {
 	db := testkit.DB(t)
 	p1, p2 := runBlocks(t, db, nil), runBlocks(t, db, nil)
-	a := blockUser(t, db)
-	others := []string{blockUser(t, db), blockUser(t, db), blockUser(t, db)}
+	a := newUser(t, db)
+	others := []string{newUser(t, db), newUser(t, db), newUser(t, db)}
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for i := range 60 {

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/guidepost/guidepost/guides"
 )
 
 // likeOverlay holds the like counts of recently liked guides, polled from
@@ -31,7 +33,7 @@ type overlayShard struct {
 
 type likeCount struct {
 	n    int64
-	asOf int64 // unix nanos, this process's clock, taken before the read
+	asOf int64 // unix nanos, this process's clock, taken after the read
 }
 
 func newLikeOverlay() *likeOverlay { return &likeOverlay{seed: maphash.MakeSeed()} }
@@ -40,7 +42,7 @@ func (o *likeOverlay) shard(id string) *overlayShard {
 	return &o.shards[maphash.String(o.seed, id)%uint64(len(o.shards))]
 }
 
-func (o *likeOverlay) set(counts map[string]int64, asOf int64) {
+func (o *likeOverlay) set(counts map[string]guides.LikeCount, asOf int64) {
 	defer func() {
 		for cur := o.newest.Load(); cur < asOf && !o.newest.CompareAndSwap(cur, asOf); cur = o.newest.Load() {
 		}
@@ -51,12 +53,16 @@ func (o *likeOverlay) set(counts map[string]int64, asOf int64) {
 		if s.m == nil {
 			s.m = map[string]likeCount{}
 		}
-		s.m[id] = likeCount{n: n, asOf: asOf}
+		s.m[id] = likeCount{n: n.N, asOf: asOf}
 		s.mu.Unlock()
 	}
 }
 
-// count returns the overlay's count for id if it was read after builtAt.
+// count returns the overlay's count for id unless the tile was built
+// (began its read) after the count's read had ended. A tile whose read
+// began while the count's was under way may have read the guide before a
+// like or unlike the count saw: the count is the newer then, and the one
+// the area stamps name.
 func (o *likeOverlay) count(id string, builtAt int64) (int64, bool) {
 	if o.newest.Load() <= builtAt {
 		return 0, false
@@ -99,7 +105,6 @@ func (c *Guides) pollLikes(ctx context.Context) {
 	tick := time.NewTicker(c.opt.LikePoll)
 	defer tick.Stop()
 	for {
-		asOf := time.Now().UnixNano()
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		counts, dbNow, err := c.src.LikeCountsSince(pctx, since)
 		var tiles map[string]int64
@@ -107,6 +112,7 @@ func (c *Guides) pollLikes(ctx context.Context) {
 			tiles, err = c.src.GuideTiles(pctx, slices.Collect(maps.Keys(counts)))
 		}
 		cancel()
+		asOf := time.Now().UnixNano()
 		switch {
 		case err == nil:
 			c.likes.set(counts, asOf)

@@ -13,7 +13,7 @@ import (
 // the sums of the stamps over aligned blocks of 2^k × 2^k tiles, so that
 // the stamp of any rectangle of tiles (the sum of its tiles' stamps) is a
 // sum over a few blocks. A tile's stamp is a hash of (tile, version) plus
-// one of (guide, like count) per liked guide, so a sum names the exact
+// one of (guide, like count, its changes) per liked guide, so a sum names the exact
 // state of its tiles (up to a 2^-64 chance) whatever order the changes
 // arrived in, and two processes that know the same state agree on it.
 type areaStamps struct {
@@ -52,7 +52,7 @@ type tileStamp struct {
 
 type likedGuide struct {
 	tile  int64
-	count int64
+	count guides.LikeCount
 }
 
 func newAreaStamps() *areaStamps {
@@ -81,10 +81,10 @@ func (t tileStamp) value(tile int64) uint64 {
 	return v
 }
 
-func likeHash(id string, count int64) uint64 {
+func likeHash(id string, count guides.LikeCount) uint64 {
 	h := fnv.New64a()
 	h.Write([]byte(id))
-	return mix64(h.Sum64() ^ mix64(uint64(count)+0x632be59bd9b4e019))
+	return mix64(h.Sum64() ^ mix64(mix64(uint64(count.N)+0x632be59bd9b4e019)+uint64(count.Changes)))
 }
 
 // set replaces a tile's stamp and carries the difference up the blocks.
@@ -137,7 +137,7 @@ func (a *areaStamps) replace(all map[int64]guides.TileState) {
 
 // likes records like counts read from the database, with the tile each
 // guide is in now; a guide missing from tiles (deleted meanwhile) is left.
-func (a *areaStamps) likes(counts map[string]int64, tiles map[string]int64) {
+func (a *areaStamps) likes(counts map[string]guides.LikeCount, tiles map[string]int64) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for id, n := range counts {

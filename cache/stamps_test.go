@@ -25,10 +25,10 @@ func TestAreaStampsSumTheirTiles(t *testing.T) {
 		all[tile] = guides.TileState{Version: 1 + rng.Int64N(50)}
 	}
 	a.replace(all)
-	counts, where := map[string]int64{}, map[string]int64{}
+	counts, where := map[string]guides.LikeCount{}, map[string]int64{}
 	for i := range 500 {
 		id := strconv.Itoa(i)
-		counts[id], where[id] = rng.Int64N(9), randTile()
+		counts[id], where[id] = guides.LikeCount{N: rng.Int64N(9), Changes: rng.Int64()}, randTile()
 	}
 	a.likes(counts, where)
 
@@ -62,7 +62,7 @@ func TestAreaStampsSumTheirTiles(t *testing.T) {
 		} else {
 			id := "new" + strconv.Itoa(i)
 			tile = randTile()
-			a.likes(map[string]int64{id: int64(i)}, map[string]int64{id: tile})
+			a.likes(map[string]guides.LikeCount{id: {N: int64(i), Changes: int64(i)}}, map[string]int64{id: tile})
 		}
 		r, c := guides.TileRowCol(tile)
 		inside := r >= r0 && r <= r1 && c >= c0 && c <= c1
@@ -79,7 +79,7 @@ func TestAreaStampsSumTheirTiles(t *testing.T) {
 		}
 	}
 	b := newAreaStamps()
-	liked := map[string]int64{}
+	liked := map[string]guides.LikeCount{}
 	tiles := map[string]int64{}
 	for id, lg := range a.liked {
 		liked[id], tiles[id] = lg.count, lg.tile
@@ -128,7 +128,7 @@ func TestAreaStampsKeptSumsFollowChanges(t *testing.T) {
 		if i%2 == 0 {
 			a.version(tile, int64(i+2))
 		} else {
-			a.likes(map[string]int64{"g": int64(i)}, map[string]int64{"g": tile})
+			a.likes(map[string]guides.LikeCount{"g": {N: int64(i), Changes: int64(i)}}, map[string]int64{"g": tile})
 		}
 		for _, r := range rects {
 			if got, want := a.sum(r[0], r[1], r[2], r[3]), walked(r); got != want {

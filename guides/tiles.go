@@ -24,6 +24,16 @@ type TileState struct {
 	Guides  int
 }
 
+// LikeCount is a guide's like count as read, with Changes, a number that
+// grows with every like and unlike of the guide. A count alone comes back
+// (2, 1, 2 again after a like and an unlike): an answer kept under the
+// first 2 would be served again for the second, though built from a
+// moment between them. (N, Changes) never comes back.
+type LikeCount struct {
+	N       int64
+	Changes int64
+}
+
 // TileSource is what a tile cache reads besides the Store it decorates:
 // whole tiles, their versions, and recent like counts. It lives here, with
 // the grid, so that the store implementing it and the cache consuming it
@@ -50,7 +60,7 @@ type TileSource interface {
 	OnTileWrite(fn func(tile int64, s TileState))
 	// LikeCountsSince returns the exact like counts of the guides liked or
 	// unliked since since (database clock) and the database's time now.
-	LikeCountsSince(ctx context.Context, since time.Time) (map[string]int64, time.Time, error)
+	LikeCountsSince(ctx context.Context, since time.Time) (map[string]LikeCount, time.Time, error)
 	// GuideTiles returns the tile each guide is in (guides that no longer
 	// exist are left out).
 	GuideTiles(ctx context.Context, ids []string) (map[string]int64, error)

@@ -297,21 +297,27 @@ func (s *Guides) writeLikes(ctx context.Context, round []*likeOp, shard int) (ro
 // unliked since since (by the database's clock), and the database's time
 // of the reading, for the next call's since. A like stamps its shard with
 // its transaction's start and may commit a little later: callers overlap
-// their windows by a few seconds.
-func (s *Guides) LikeCountsSince(ctx context.Context, since time.Time) (map[string]int64, time.Time, error) {
+// their windows by a few seconds. A count's Changes is the sum of its
+// shards' write times in microseconds: every like or unlike writes a
+// shard under its row lock, so at a later time than the write before, and
+// shards are never deleted but with their guide.
+func (s *Guides) LikeCountsSince(ctx context.Context, since time.Time) (map[string]guides.LikeCount, time.Time, error) {
 	var ids []string
-	var counts []int64
+	var counts, changes []int64
 	var now time.Time
 	err := s.db.Pool.QueryRow(ctx, `SELECT statement_timestamp(), coalesce(array_agg(g.id::text), '{}'),
-			coalesce(array_agg(g.like_count + coalesce((SELECT sum(s.n) FROM guide_like_shards s WHERE s.guide_id = g.id), 0)::bigint), '{}')
+			coalesce(array_agg(g.like_count + coalesce(sh.n, 0)), '{}'), coalesce(array_agg(coalesce(sh.changes, 0)), '{}')
 		FROM guides g
-		WHERE g.id IN (SELECT guide_id FROM guide_like_shards WHERE updated_at > $1)`, since).Scan(&now, &ids, &counts)
+		LEFT JOIN LATERAL (SELECT sum(s.n)::bigint AS n,
+				sum((extract(epoch FROM s.updated_at) * 1000000)::bigint)::bigint AS changes
+			FROM guide_like_shards s WHERE s.guide_id = g.id) sh ON true
+		WHERE g.id IN (SELECT guide_id FROM guide_like_shards WHERE updated_at > $1)`, since).Scan(&now, &ids, &counts, &changes)
 	if err != nil {
 		return nil, time.Time{}, translate(err, "guide")
 	}
-	out := make(map[string]int64, len(ids))
+	out := make(map[string]guides.LikeCount, len(ids))
 	for i, id := range ids {
-		out[id] = counts[i]
+		out[id] = guides.LikeCount{N: counts[i], Changes: changes[i]}
 	}
 	return out, now, nil
 }
