@@ -55,7 +55,9 @@ type Config struct {
 	// cache-off run's loading without rest (median of 12 pairs), 1.4×
 	// resting 3× (median of 14; see BENCHMARKS.md). A miss costs what the
 	// cache-off query costs, so a slower warm-up costs no more than no
-	// cache.
+	// cache. Once misses loaded only what their answers reach, 0.5 and
+	// 0.25 came within the noise of each other after a restart, and 0.5
+	// was slower warm; 1 was slower after a restart.
 	FillDuty float64
 	// FillBatchGuides (500) bounds the guides of one background load, so
 	// that no load holds a core for long: one of thousands took 100–250 ms

@@ -114,6 +114,7 @@ type Guides struct {
 	L1Bytes       uint64        // GUIDES_CACHE_L1_MB, in bytes: the in-process tier's size
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is cached in parts
 	FillOnMiss    int           // GUIDES_CACHE_FILL_ON_MISS: 2 loads a tile on its second miss, 1 on its first
+	FillDuty      float64       // GUIDES_CACHE_FILL_DUTY: the share of its time the tile loader loads
 }
 
 // Limits keep one hostile or unlucky client from stalling the API: upload
@@ -272,6 +273,7 @@ func parseGuides(e *env) Guides {
 		L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
 		MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
 		FillOnMiss:    min(e.integer("GUIDES_CACHE_FILL_ON_MISS", cacheDef.FillOnMiss, 1), 2),
+		FillDuty:      e.fraction("GUIDES_CACHE_FILL_DUTY", cacheDef.FillDuty),
 	}
 }
 

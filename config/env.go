@@ -41,6 +41,20 @@ func (e *env) integer(key string, def, min int) int {
 	return n
 }
 
+// fraction wants a number over 0 and at most 1, such as 0.5.
+func (e *env) fraction(key string, def float64) float64 {
+	v := e.get(key)
+	if v == "" {
+		return def
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || !(f > 0 && f <= 1) {
+		e.fail(key, v, "want a number over 0 and at most 1, such as 0.5")
+		return def
+	}
+	return f
+}
+
 // duration wants a Go duration of at least min.
 func (e *env) duration(key string, def, min time.Duration) time.Duration {
 	v := e.get(key)
