@@ -133,7 +133,7 @@ func TestATileLoadedDuringAPollYieldsToItsCount(t *testing.T) {
 	warmUp(t, w.c, func() { w.listed(t) })
 
 	src.held.Store(true)
-	<-src.started // a poll has begun
+	within(t, src.started, "a poll to begin")
 	// A new guide in the tile: the tile loads again, before the like.
 	lat, lng := w.guide.Lat+0.0001, w.guide.Lng
 	if _, err := w.svc.Create(ctx, newUser(t, w.db), guides.Input{Title: "neighbour", Lat: &lat, Lng: &lng}); err != nil {
@@ -143,13 +143,27 @@ func TestATileLoadedDuringAPollYieldsToItsCount(t *testing.T) {
 	if _, err := w.svc.Like(ctx, w.guide.ID, guides.Liker{UserID: newUser(t, w.db)}); err != nil {
 		t.Fatal(err)
 	}
-	src.release <- struct{}{} // the poll reads the like
-	<-src.started             // and has ended: the next one began
+	select { // the poll reads the like
+	case src.release <- struct{}{}:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the held poll gave up waiting")
+	}
+	within(t, src.started, "the poll to end (the next one begins)")
 	fromTiles := w.c.value("guidepost_guides_cache_answers_total", "nearby", "cache")
 	if n := w.listed(t); n != 1 {
 		t.Fatalf("listed with %d likes after the poll read 1", n)
 	}
 	if w.c.value("guidepost_guides_cache_answers_total", "nearby", "cache") == fromTiles {
 		t.Fatal("the answer did not come from the cache's tiles")
+	}
+}
+
+// within waits for a signal on ch, failing the test instead of hanging it.
+func within(t *testing.T, ch <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-ch:
+	case <-time.After(5 * time.Second):
+		t.Fatalf("waited 5s for %s", what)
 	}
 }

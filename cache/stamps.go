@@ -13,9 +13,10 @@ import (
 // the sums of the stamps over aligned blocks of 2^k × 2^k tiles, so that
 // the stamp of any rectangle of tiles (the sum of its tiles' stamps) is a
 // sum over a few blocks. A tile's stamp is a hash of (tile, version) plus
-// one of (guide, like count, its changes) per liked guide, so a sum names the exact
-// state of its tiles (up to a 2^-64 chance) whatever order the changes
-// arrived in, and two processes that know the same state agree on it.
+// one of (guide, like count, its changes) per liked guide, so a sum names
+// the exact state of its tiles (up to a 2^-64 chance) whatever order the
+// changes arrived in, two processes that know the same state agree on it,
+// and no earlier state's stamp comes back (guides.LikeCount).
 type areaStamps struct {
 	mu     sync.RWMutex
 	tiles  map[int64]tileStamp
