@@ -125,6 +125,7 @@ type Guides struct {
 	fills   chan fillJob // tiles to load in the background
 	pending sync.Map     // tile -> struct{}: queued or loading
 	door    *doorkeeper  // tiles missed once, not yet worth a load
+	fullAt  atomic.Int64 // unix nanos of L1's last eviction for room
 	misses  *misses      // searches the store answers now
 
 	run   runner
@@ -158,7 +159,7 @@ func New(deps Deps, opt Config) *Guides {
 			return max(opt.RefreshAfter-e.Value.age(), time.Millisecond)
 		}),
 		StatsRecorder: l1Stats{c.m},
-		OnDeletion:    c.m.evicted,
+		OnDeletion:    c.deleted,
 		Logger:        otterLogger{c.log},
 	})
 	c.loader = otter.BulkLoaderFunc[int64, *entry](c.load)
@@ -167,6 +168,15 @@ func New(deps Deps, opt Config) *Guides {
 			Name: "guidepost_guides_cache_l1_bytes",
 			Help: "What L1's entries weigh (bounded by GUIDES_CACHE_L1_MB).",
 		}, func() float64 { return float64(c.l1.WeightedSize()) }))
+		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "guidepost_guides_cache_l1_full",
+			Help: "1 while L1 evicts for room (a tile then loads on its second miss, GUIDES_CACHE_FILL_ON_MISS=auto).",
+		}, func() float64 {
+			if c.full(time.Now()) {
+				return 1
+			}
+			return 0
+		}))
 		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_like_poll_age_seconds",
 			Help: "Seconds since like counts were last read; lists lag likes by about this much.",

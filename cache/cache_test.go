@@ -266,8 +266,12 @@ func (s started) value(name string, labels ...string) float64 {
 				vals = append(vals, lp.GetValue())
 			}
 			slices.Sort(vals)
-			if slices.Equal(vals, want) && m.Counter != nil {
+			switch {
+			case !slices.Equal(vals, want):
+			case m.Counter != nil:
 				return m.Counter.GetValue()
+			case m.Gauge != nil:
+				return m.Gauge.GetValue()
 			}
 		}
 	}

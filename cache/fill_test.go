@@ -91,6 +91,54 @@ func TestATileLoadsOnItsSecondMiss(t *testing.T) {
 	}
 }
 
+// By default a tile loads on its first miss while L1 has room, and on its
+// second once L1 evicts for room: a full L1 admits a new entry only over a
+// more frequent one, so a tile missed once would mostly load for nothing.
+func TestAFullL1LoadsOnTheSecondMiss(t *testing.T) {
+	ctx := context.Background()
+	_, store := seeded(t)
+	busan := guides.NearbyQuery{Lat: 35.1796, Lng: 129.0756, RadiusM: 3000, Limit: 20}
+	missOnce := func(c started, src *recordingSource) (loads int) {
+		t.Helper()
+		src.mu.Lock()
+		src.loads = nil
+		src.mu.Unlock()
+		if _, err := c.Nearby(ctx, busan); err != nil {
+			t.Fatal(err)
+		}
+		settle(t, c)
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return len(src.loads)
+	}
+
+	src := &recordingSource{Guides: store}
+	roomy := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 1})
+	if n := missOnce(roomy, src); n == 0 || roomy.value("guidepost_guides_cache_l1_full") != 0 {
+		t.Fatalf("with room: %d loads after the first miss (full: %v)", n, roomy.value("guidepost_guides_cache_l1_full"))
+	}
+
+	src = &recordingSource{Guides: store}
+	small := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 1, L1Bytes: 1 << 20})
+	for _, p := range []struct{ lat, lng float64 }{dense, {37.5665, 126.978}, twins, {33.4996, 126.5312}} {
+		q := guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 3000, Limit: 50}
+		warmUp(t, small, func() { small.Nearby(ctx, q) })
+	}
+	if small.value("guidepost_guides_cache_l1_full") != 1 {
+		t.Fatalf("1 MiB of L1 did not fill (evictions %v)", small.value("guidepost_guides_cache_l1_evictions_total", "no"))
+	}
+	deferred := small.value("guidepost_guides_cache_fills_deferred_total")
+	if n := missOnce(small, src); n != 0 {
+		t.Fatalf("full: the first miss loaded %d batches", n)
+	}
+	if small.value("guidepost_guides_cache_fills_deferred_total") == deferred {
+		t.Error("full: the first miss's tiles were not counted as deferred")
+	}
+	if n := missOnce(small, src); n == 0 {
+		t.Error("full: the second miss loaded nothing")
+	}
+}
+
 // An entry L1 drops for room is counted, with whether it answered first.
 func TestEvictionsAreCountedByUse(t *testing.T) {
 	ctx := context.Background()

@@ -81,7 +81,7 @@ type fillJob struct {
 // already; when the queue is full it drops them (the next miss asks again).
 func (c *Guides) fill(job fillJob) {
 	ids := job.ids
-	if !job.refresh && c.opt.FillOnMiss > 1 {
+	if !job.refresh && c.secondMiss() {
 		ids = c.door.admit(ids)
 		c.m.deferred.Add(float64(len(job.ids) - len(ids)))
 	}

@@ -48,16 +48,15 @@ type Config struct {
 	// once in the background; one kept a cold start's p95 closest to the
 	// cache-off run's on 2 cores (see BENCHMARKS.md).
 	FillConcurrency int
-	// FillDuty (0.25) is the share of its time a loader spends loading:
+	// FillDuty (0.1) is the share of its time a loader spends loading:
 	// after a load that took d it rests d·(1−FillDuty)/FillDuty. A load
-	// takes PostgreSQL time the searches answered meanwhile need; on 2
-	// shared cores with 1 M guides, a cold start's p95 was 1.6× the
-	// cache-off run's loading without rest (median of 12 pairs), 1.4×
-	// resting 3× (median of 14; see BENCHMARKS.md). A miss costs what the
-	// cache-off query costs, so a slower warm-up costs no more than no
-	// cache. Once misses loaded only what their answers reach, 0.5 and
-	// 0.25 came within the noise of each other after a restart, and 0.5
-	// was slower warm; 1 was slower after a restart.
+	// takes PostgreSQL time the searches answered meanwhile need, and under
+	// random map reads the loader is never idle: its duty is what loads
+	// cost the database, whatever they buy. Warm, on 2 shared cores, 0.25
+	// put nearby p95 at 5.7–8.1 ms (1 M guides) and 7.8–10.5 ms (10 M);
+	// 0.1 at 4.1 and 4.6 ms, with nine in ten of 0.25's cache answers at
+	// 1 M (see BENCHMARKS.md). After a restart the duties came within the
+	// noise of each other (0.05–0.5, three pairs each); 1 was slower.
 	FillDuty float64
 	// FillBatchGuides (500) bounds the guides of one background load, so
 	// that no load holds a core for long: one of thousands took 100–250 ms
@@ -67,14 +66,22 @@ type Config struct {
 	// miss is waiting on the database: under a load that never pauses the
 	// cache still fills, a batch at least every FillWait.
 	FillWait time.Duration
-	// FillOnMiss (1) is the miss of a tile that loads it: 2 waits for
-	// the second within the doorkeeper's memory, so that a tile one search
-	// touched costs no load (see doorkeeper). 2 halved the loads from
-	// PostgreSQL and took 30 % off a 10 M warm-up's p95, but put the p95
-	// after a restart at 1 M 0.08 further above the cache-off run's (fewer
-	// early hits): a deployment whose reads rarely repeat sets 2.
+	// FillOnMiss is the miss of a tile that loads it: 1 its first, 2 its
+	// second within the doorkeeper's memory, so that a tile one search
+	// touched costs no load (see doorkeeper). FillOnMissAuto (0, the
+	// default) is 1 while L1 has room and 2 once it is full (an entry left
+	// it for room within fullFor): a full L1 admits a new entry only over a
+	// more frequent one (TinyLFU), so a tile missed once mostly loads for
+	// nothing there (at 1 M guides, 19 of 20 loads left without answering),
+	// while an empty one after a restart keeps what it loads. 2 alone
+	// halved the loads from PostgreSQL warm but put the p95 after a restart
+	// at 1 M 0.08 further above the cache-off run's (fewer early hits); 1
+	// alone loads tiles that never answer (see BENCHMARKS.md).
 	FillOnMiss int
 }
+
+// FillOnMissAuto is the FillOnMiss that follows whether L1 is full.
+const FillOnMissAuto = 0
 
 // DefaultConfig is the cache's configuration with every default: the
 // numbers config.Parse starts from.
@@ -96,10 +103,10 @@ func DefaultConfig() Config {
 		WideClusterings:  1,
 		WideClusterTiles: 250_000,
 		FillConcurrency:  1,
-		FillDuty:         0.25,
+		FillDuty:         0.1,
 		FillBatchGuides:  500,
 		FillWait:         time.Second,
-		FillOnMiss:       1,
+		FillOnMiss:       FillOnMissAuto,
 	}
 }
 
@@ -122,7 +129,6 @@ func (o Config) withDefaults() Config {
 	guidepost.Default(&o.FillDuty, def.FillDuty)
 	guidepost.Default(&o.FillBatchGuides, def.FillBatchGuides)
 	guidepost.Default(&o.FillWait, def.FillWait)
-	guidepost.Default(&o.FillOnMiss, def.FillOnMiss)
 	o.FillDuty = min(o.FillDuty, 1)
 	guidepost.Default(&o.L1Bytes, def.L1Bytes)
 	guidepost.Default(&o.TileBytes, def.TileBytes)

@@ -113,9 +113,12 @@ type Guides struct {
 	RedisTimeout  time.Duration // GUIDES_CACHE_REDIS_TIMEOUT: then PostgreSQL answers instead
 	L1Bytes       uint64        // GUIDES_CACHE_L1_MB, in bytes: the in-process tier's size
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is cached in parts
-	FillOnMiss    int           // GUIDES_CACHE_FILL_ON_MISS: 2 loads a tile on its second miss, 1 on its first
+	FillOnMiss    int           // GUIDES_CACHE_FILL_ON_MISS: 2 loads a tile on its second miss, 1 on its first, auto (0) on its second once L1 is full
 	FillDuty      float64       // GUIDES_CACHE_FILL_DUTY: the share of its time the tile loader loads
 }
+
+// fillOnMiss is GUIDES_CACHE_FILL_ON_MISS's values as cache.Config has them.
+var fillOnMiss = map[string]int{"auto": cache.FillOnMissAuto, "1": 1, "2": 2}
 
 // Limits keep one hostile or unlucky client from stalling the API: upload
 // bodies have their own pool and a minimum rate, rates are limited per
@@ -272,7 +275,7 @@ func parseGuides(e *env) Guides {
 		RedisTimeout:  e.duration("GUIDES_CACHE_REDIS_TIMEOUT", cacheDef.RedisTimeout, time.Nanosecond),
 		L1Bytes:       uint64(e.integer("GUIDES_CACHE_L1_MB", int(cacheDef.L1Bytes>>20), 1)) << 20,
 		MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
-		FillOnMiss:    min(e.integer("GUIDES_CACHE_FILL_ON_MISS", cacheDef.FillOnMiss, 1), 2),
+		FillOnMiss:    fillOnMiss[e.oneOf("GUIDES_CACHE_FILL_ON_MISS", "auto", "auto", "1", "2")],
 		FillDuty:      e.fraction("GUIDES_CACHE_FILL_DUTY", cacheDef.FillDuty),
 	}
 }

@@ -30,6 +30,18 @@ export RATE_SIGNUP_PER_IP=${RATE_SIGNUP_PER_IP:-1000000/1h}
 export RATE_LIKES_PER_USER=${RATE_LIKES_PER_USER:-off}
 export RATE_GUIDE_WRITES_PER_USER=${RATE_GUIDE_WRITES_PER_USER:-off}
 
+# A database whose guides table is larger than PostgreSQL's shared_buffers
+# reads map answers from the kernel's page cache, or from disk once the
+# kernel reclaims it: at 10 M guides with the default 128 MB the nearby
+# p95 was 2.4 s instead of 5-8 ms (BENCHMARKS.md). Say so before measuring.
+for spec in ${SCALE_DBS//,/ }; do
+  url=${spec#*=}
+  short=$(psql "$url" -Atc "SELECT pg_relation_size('guides') > pg_size_bytes(current_setting('shared_buffers'))" 2>/dev/null || true)
+  if [ "$short" = t ]; then
+    echo "scale: ${spec%%=*}: the guides table is larger than shared_buffers ($(psql "$url" -Atc 'SHOW shared_buffers')); reads may go to disk (see README, Running at scale)" >&2
+  fi
+done
+
 if redis-cli -p "$SCALE_REDIS_PORT" ping >/dev/null 2>&1; then
   echo "scale: something already answers on port $SCALE_REDIS_PORT; set SCALE_REDIS_PORT to a spare one" >&2
   exit 1
