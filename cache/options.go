@@ -56,7 +56,8 @@ type Config struct {
 	// put nearby p95 at 5.7–8.1 ms (1 M guides) and 7.8–10.5 ms (10 M);
 	// 0.1 at 4.1 and 4.6 ms, with nine in ten of 0.25's cache answers at
 	// 1 M (see BENCHMARKS.md). After a restart the duties came within the
-	// noise of each other (0.05–0.5, three pairs each); 1 was slower.
+	// noise of each other (0.1 and 0.25: medians 1.20 and 1.22 of the
+	// cache-off p95 over six pairs; 0.05 and 0.5 likewise); 1 was slower.
 	FillDuty float64
 	// FillBatchGuides (500) bounds the guides of one background load, so
 	// that no load holds a core for long: one of thousands took 100–250 ms
@@ -76,7 +77,7 @@ type Config struct {
 	// while an empty one after a restart keeps what it loads. 2 alone
 	// halved the loads from PostgreSQL warm but put the p95 after a restart
 	// at 1 M 0.08 further above the cache-off run's (fewer early hits); 1
-	// alone loads tiles that never answer (see BENCHMARKS.md).
+	// alone loads, once L1 is full, tiles that are evicted unread.
 	FillOnMiss int
 }
 

@@ -33,8 +33,10 @@ export RATE_GUIDE_WRITES_PER_USER=${RATE_GUIDE_WRITES_PER_USER:-off}
 # A database whose guides table is larger than PostgreSQL's shared_buffers
 # reads map answers from the kernel's page cache, or from disk once the
 # kernel reclaims it: at 10 M guides with the default 128 MB the nearby
-# p95 was 2.4 s instead of 5-8 ms (BENCHMARKS.md). Say so before measuring.
-for spec in ${SCALE_DBS//,/ }; do
+# mix's p95 was 2.4 s, 14.6 ms with 10 GB (BENCHMARKS.md). Say so before
+# measuring.
+IFS=, read -ra scale_specs <<< "$SCALE_DBS"
+for spec in "${scale_specs[@]}"; do
   url=${spec#*=}
   short=$(psql "$url" -Atc "SELECT pg_relation_size('guides') > pg_size_bytes(current_setting('shared_buffers'))" 2>/dev/null || true)
   if [ "$short" = t ]; then
