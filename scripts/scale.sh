@@ -44,6 +44,21 @@ for spec in "${scale_specs[@]}"; do
   fi
 done
 
+# With 4 KB pages each new PostgreSQL backend maps the shared buffers page
+# by page on first touch: every API restart then queued reads for seconds,
+# and at 10 M warm reads stayed ~2× slower (README, Running at scale).
+if [ "$(psql "${scale_specs[0]#*=}" -Atc 'SHOW huge_pages' 2>/dev/null || true)" != on ]; then
+  echo "scale: PostgreSQL's huge_pages is not 'on'; restarts and 10 M reads will pay a page fault per 4 KB buffer (see README, Running at scale)" >&2
+fi
+
+# A seed leaves gigabytes of dirty buffers that the checkpointer writes out
+# over the following minutes: a 10 M run beside those writes climbed to
+# 160 req/s where the next reached 538. Flush them before the clock.
+for spec in "${scale_specs[@]}"; do
+  psql "${spec#*=}" -qc CHECKPOINT >/dev/null 2>&1 ||
+    echo "scale: ${spec%%=*}: CHECKPOINT refused (needs superuser or pg_checkpoint); a recent seed's writes may overlap the runs" >&2
+done
+
 if redis-cli -p "$SCALE_REDIS_PORT" ping >/dev/null 2>&1; then
   echo "scale: something already answers on port $SCALE_REDIS_PORT; set SCALE_REDIS_PORT to a spare one" >&2
   exit 1

@@ -75,6 +75,61 @@ func TestSlowStatementsAreUnavailable(t *testing.T) {
 	}
 }
 
+// Warm readies each connection it opens for the map's reads: PROJ set up
+// by a geography distance, and the nearby statement prepared and planned
+// at a guide's place, so no first request after a restart pays for them.
+func TestWarmReadiesEachConnection(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.DB(t)
+	guideRow(t, gsql.NewGuides(db), guideUser(t, db), 37.5665, 126.978)
+	if err := db.Warm(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.Pool.Stat().TotalConns(); n != 4 {
+		t.Fatalf("%d connections after Warm(4), want 4", n)
+	}
+	for i := range 4 {
+		c, err := db.Pool.Acquire(ctx) // each held, so the next is another
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Release()
+		var proj, prepared bool
+		err = c.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_backend_memory_contexts WHERE name = 'Proj Context'),
+			EXISTS (SELECT 1 FROM pg_prepared_statements WHERE statement = $1)`, gsql.NearbySQL).Scan(&proj, &prepared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !proj || !prepared {
+			t.Errorf("connection %d: PROJ set up %v, nearby statement prepared %v; want both", i, proj, prepared)
+		}
+	}
+}
+
+// A connection held elsewhere when Warm runs (in dev, the worker's sweep
+// holds one while it waits for a second) is left cold: Warm neither waits
+// for it nor fails, and warms the rest.
+func TestWarmLeavesAHeldConnectionCold(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	db, err := gsql.Open(ctx, testkit.DatabaseURL(t)+"&pool_max_conns=3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	held, err := db.Pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	if err := db.Warm(ctx, 3); err != nil {
+		t.Fatalf("Warm(3) with one of three held: %v", err)
+	}
+	if st := db.Pool.Stat(); st.TotalConns() != 3 || st.AcquiredConns() != 1 {
+		t.Fatalf("%d connections, %d acquired after Warm: want 3, the held one", st.TotalConns(), st.AcquiredConns())
+	}
+}
+
 // Warm leaves that many connections open and idle, each past its first
 // PostGIS query.
 func TestWarmOpensConnections(t *testing.T) {
