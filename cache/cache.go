@@ -122,11 +122,10 @@ type Guides struct {
 	redisDown atomic.Int64           // unix nanos until which Redis is skipped
 	writes    chan []*entry          // entries waiting to be copied to Redis
 
-	fills   chan fillJob // tiles to load in the background
-	pending sync.Map     // tile -> struct{}: queued or loading
-	door    *doorkeeper  // tiles missed once, not yet worth a load
-	fullAt  atomic.Int64 // unix nanos of L1's last eviction for room
-	misses  *misses      // searches the store answers now
+	queue  *fillQueue   // tiles to load in the background
+	door   *doorkeeper  // tiles missed once, not yet worth a load
+	fullAt atomic.Int64 // unix nanos of L1's last eviction for room
+	misses *misses      // searches the store answers now
 
 	run   runner
 	calls calls
@@ -144,7 +143,7 @@ func New(deps Deps, opt Config) *Guides {
 	opt = opt.withDefaults()
 	src := deps.Source
 	c := &Guides{Store: deps.Store, src: src, opt: opt, redis: deps.Redis, log: guidepost.Logger(deps.Log), m: newMetrics(deps.Registerer), writes: make(chan []*entry, 64),
-		fills: make(chan fillJob, 256), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), door: newDoorkeeper(doorkeeperKeys), wide: make(chan struct{}, opt.WideClusterings)}
+		queue: newFillQueue(fillQueueTiles), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), door: newDoorkeeper(doorkeeperKeys), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
@@ -168,6 +167,10 @@ func New(deps Deps, opt Config) *Guides {
 			Name: "guidepost_guides_cache_l1_bytes",
 			Help: "What L1's entries weigh (bounded by GUIDES_CACHE_L1_MB).",
 		}, func() float64 { return float64(c.l1.WeightedSize()) }))
+		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "guidepost_guides_cache_fill_queue_tiles",
+			Help: "Tiles waiting for a background load or loading (at most 16,384).",
+		}, func() float64 { return float64(c.queue.size()) }))
 		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_l1_full",
 			Help: "1 while L1 evicts for room (a tile then loads on its second miss, GUIDES_CACHE_FILL_ON_MISS=auto).",

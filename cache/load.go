@@ -77,32 +77,18 @@ type fillJob struct {
 	refresh bool
 }
 
-// fill queues tiles for the background loaders unless they are queued
-// already; when the queue is full it drops them (the next miss asks again).
+// fill asks the background loaders for tiles (see fillQueue).
 func (c *Guides) fill(job fillJob) {
 	ids := job.ids
 	if !job.refresh && c.secondMiss() {
 		ids = c.door.admit(ids)
 		c.m.deferred.Add(float64(len(job.ids) - len(ids)))
 	}
-	todo := make([]int64, 0, len(ids))
-	for _, id := range ids {
-		if _, queued := c.pending.LoadOrStore(id, struct{}{}); !queued {
-			todo = append(todo, id)
-		}
-	}
-	if len(todo) == 0 {
+	if len(ids) == 0 {
 		return
 	}
-	select {
-	case c.fills <- fillJob{ids: todo, refresh: job.refresh}:
-		if !job.refresh {
-			c.m.fills.Add(float64(len(todo)))
-		}
-	default:
-		for _, id := range todo {
-			c.pending.Delete(id)
-		}
+	if n := c.queue.add(ids, job.refresh); n > 0 && !job.refresh {
+		c.m.fills.Add(float64(n))
 	}
 }
 
@@ -116,11 +102,15 @@ func (c *Guides) filler(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case job := <-c.fills:
-			for _, ids := range c.batches(job.ids) {
-				if !c.loadBatch(ctx, ids, job.refresh) {
-					return
-				}
+		case <-c.queue.ready:
+		}
+		for {
+			ids, refresh := c.queue.take(c.opt.FillBatchGuides, c.batchWeight)
+			if len(ids) == 0 {
+				break
+			}
+			if !c.loadBatch(ctx, ids, refresh) {
+				return
 			}
 		}
 	}
@@ -130,10 +120,8 @@ func (c *Guides) filler(ctx context.Context) {
 // then rests; false when ctx ended. A load beside misses would add its
 // time to theirs: at 1 M guides one took 140 ms of a saturated database.
 func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool {
+	defer c.queue.done(ids)
 	if !c.misses.waitQuiet(ctx, c.opt.FillWait) {
-		for _, id := range ids {
-			c.pending.Delete(id)
-		}
 		return false
 	}
 	start := time.Now()
@@ -147,29 +135,16 @@ func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool 
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(ids))
 	}
-	for _, id := range ids {
-		c.pending.Delete(id)
-	}
 	return c.rest(ctx, time.Since(start))
 }
 
-// batches splits ids into runs of at most FillBatchGuides known guides (a
-// tile with more is a batch of its own; tiles too large for the cache
-// cost no read).
-func (c *Guides) batches(ids []int64) [][]int64 {
-	var out [][]int64
-	from, n := 0, 0
-	for i, id := range ids {
-		g := c.guidesIn(id)
-		if g > c.opt.MaxTileGuides {
-			g = 0
-		}
-		if i > from && n+g > c.opt.FillBatchGuides {
-			out, from, n = append(out, ids[from:i]), i, 0
-		}
-		n += g
+// batchWeight is what a tile adds to a batch: its known guides, or none
+// for a tile too large for the cache (it costs no read).
+func (c *Guides) batchWeight(id int64) int {
+	if g := c.guidesIn(id); g <= c.opt.MaxTileGuides {
+		return g
 	}
-	return append(out, ids[from:])
+	return 0
 }
 
 // rest pauses a loader after a load that took d, so that loading takes

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/guidepost/guidepost"
 	"github.com/guidepost/guidepost/internal/testkit"
@@ -85,11 +86,19 @@ func TestWarmReadiesEachConnection(t *testing.T) {
 	if err := db.Warm(ctx, 4); err != nil {
 		t.Fatal(err)
 	}
-	if n := db.Pool.Stat().TotalConns(); n != 4 {
-		t.Fatalf("%d connections after Warm(4), want 4", n)
+	assertWarmed(t, db.Pool, 4)
+}
+
+// assertWarmed fails t unless pool has n connections, each with PROJ set
+// up and the nearby statement prepared.
+func assertWarmed(t *testing.T, pool *pgxpool.Pool, n int) {
+	t.Helper()
+	ctx := context.Background()
+	if got := pool.Stat().TotalConns(); got != int32(n) {
+		t.Fatalf("%d connections after Warm(%d), want %d", got, n, n)
 	}
-	for i := range 4 {
-		c, err := db.Pool.Acquire(ctx) // each held, so the next is another
+	for i := range n {
+		c, err := pool.Acquire(ctx) // each held, so the next is another
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,11 @@
 package sql_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -213,6 +216,36 @@ func TestReplicaLeavesAndReturns(t *testing.T) {
 	pair.Replica.Exec(`SELECT pg_wal_replay_resume()`)
 	within(t, time.Minute, "the caught-up replica back", func() bool { return db.ReplicasInRotation() == 1 })
 	read()
+}
+
+// Warm readies the replicas' pools too, where the map's reads go; a
+// replica that is down is logged and does not stop the start.
+func TestWarmReadiesReplicaPools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a private primary and replica")
+	}
+	pair := testkit.StartPGPair(t, testkit.PairOptions{})
+	var logged bytes.Buffer
+	// Every: an hour, so that no health check holds a replica connection
+	// while Warm runs (the first check, at open, puts the replica in).
+	db, _ := openWithReplica(t, pair.Primary.URL, pair, gsql.ReplicaConfig{Every: time.Hour,
+		Log: slog.New(slog.NewTextHandler(&logged, nil))})
+	guideRow(t, gsql.NewGuides(db), guideUser(t, db), 37.5665, 126.978)
+	pair.CaughtUp(time.Minute)
+	ctx := context.Background()
+	if err := db.Warm(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	assertWarmed(t, db.ReplicaPool(0), 3)
+	assertWarmed(t, db.Pool, 3)
+
+	pair.Replica.Stop()
+	if err := db.Warm(ctx, 3); err != nil {
+		t.Fatalf("Warm with the replica down: %v; want the primary alone to be needed", err)
+	}
+	if !strings.Contains(logged.String(), "warming its pool failed") {
+		t.Errorf("the replica that could not be warmed was not logged: %q", logged.String())
+	}
 }
 
 // A failover: DATABASE_URL lists both servers with

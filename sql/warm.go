@@ -19,18 +19,21 @@ import (
 // would stall the start, or deadlock it when Warm holds the rest.
 const warmAcquireWait = 2 * time.Second
 
-// Warm readies up to n of the pool's connections for the map's reads before
-// a new process takes requests. A new PostgreSQL backend pays on its first
-// PostGIS query (the library, the catalog caches), on its first geography
-// distance (PROJ for SRID 4326) and on the first run of each statement (its
-// plan, the caches of every table it joins): on a fresh backend at 1 M and
-// 10 M guides, 20 ms for the first, 21 ms for the second and 27–34 ms for a
-// first nearby read that takes 2 ms after. On 2 cores, at 100 req/s of map
-// reads, the new pool paying that with its first requests queued a
-// restart's first second (p95 101–752 ms). A connection the pool does not
-// give within warmAcquireWait is left cold.
+// Warm readies up to n of each pool's connections for the map's reads
+// before a new process takes requests: the primary's, then each replica's,
+// which serve the map's reads when DATABASE_REPLICA_URLS is set. A new
+// PostgreSQL backend pays on its first PostGIS query (the library, the
+// catalog caches), on its first geography distance (PROJ for SRID 4326)
+// and on the first run of each statement (its plan, the caches of every
+// table it joins): on a fresh backend at 1 M and 10 M guides, 20 ms for
+// the first, 21 ms for the second and 27–34 ms for a first nearby read that
+// takes 2 ms after. On 2 cores, at 100 req/s of map reads, the new pool
+// paying that with its first requests queued a restart's first second
+// (p95 101–752 ms). A connection a pool does not give within
+// warmAcquireWait is left cold. A replica that cannot be warmed is logged
+// and left as it is: reads leave it while it is unhealthy, and the primary
+// alone is needed to start.
 func (db *DB) Warm(ctx context.Context, n int) error {
-	n = min(n, int(db.Pool.Config().MaxConns))
 	var spot *[2]float64 // a shown guide's lat, lng; nil with none yet
 	var lat, lng float64
 	switch err := db.Pool.QueryRow(ctx, warmSpotSQL).Scan(&lat, &lng); {
@@ -39,13 +42,30 @@ func (db *DB) Warm(ctx context.Context, n int) error {
 	case !errors.Is(err, pgx.ErrNoRows):
 		return fmt.Errorf("postgres: warming the pool: %w", translate(err, "database"))
 	}
+	if err := warmPool(ctx, db.Pool, n, spot); err != nil {
+		return fmt.Errorf("postgres: warming the pool: %w", translate(err, "database"))
+	}
+	if db.reads != nil {
+		for _, rep := range db.reads.list {
+			if err := warmPool(ctx, rep.pool, n, spot); err != nil && ctx.Err() == nil {
+				db.reads.opt.Log.Warn("postgres replica: warming its pool failed; its first reads pay for it",
+					"replica", rep.name, "err", err)
+			}
+		}
+	}
+	return ctx.Err()
+}
+
+// warmPool readies up to n of pool's connections at spot, all at once.
+func warmPool(ctx context.Context, pool *pgxpool.Pool, n int, spot *[2]float64) error {
+	n = min(n, int(pool.Config().MaxConns))
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	conns := make(chan func(), n)
 	for i := range n {
 		wg.Go(func() {
 			actx, cancel := context.WithTimeout(ctx, warmAcquireWait)
-			c, err := db.Pool.Acquire(actx)
+			c, err := pool.Acquire(actx)
 			cancel()
 			if err != nil {
 				if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
@@ -63,12 +83,7 @@ func (db *DB) Warm(ctx context.Context, n int) error {
 	for release := range conns {
 		release()
 	}
-	for _, err := range errs {
-		if err != nil {
-			return fmt.Errorf("postgres: warming the pool: %w", translate(err, "database"))
-		}
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // warmConn runs the map's reads once on c, at spot: far from every guide
