@@ -44,12 +44,16 @@ ensure_redis() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server redis-sentinel >&2
 }
 
-# alive PIDFILE: the pid in it runs redis-server (sentinels included).
+# alive PIDFILE: the pid in it runs redis-server (sentinels included). A
+# node killed with -9 is a zombie until something reaps it: kill -0 and its
+# comm still answer, so its state decides.
 alive() {
-	local pid
+	local pid state
 	pid="$(cat "$1" 2>/dev/null || true)"
 	[[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null &&
-		[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == redis-* ]]
+		[[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == redis-* ]] || return 1
+	state="$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)"
+	[[ -n "$state" && "$state" != Z ]]
 }
 
 wait_ping() {

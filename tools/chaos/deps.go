@@ -82,11 +82,12 @@ func asPostgres(ctx context.Context, args ...string) error {
 // sentinelSet is a Redis primary, a replica and three sentinels started by
 // scripts/sentinel.sh on spare ports.
 type sentinelSet struct {
-	script string
-	dir    string
-	env    []string
-	url    string
-	data   []int
+	script    string
+	dir       string
+	env       []string
+	url       string
+	data      []int
+	sentinels []int
 }
 
 func startSentinel(ctx context.Context, root, dir string) (*sentinelSet, error) {
@@ -94,7 +95,7 @@ func startSentinel(ctx context.Context, root, dir string) (*sentinelSet, error) 
 	if err != nil {
 		return nil, err
 	}
-	s := &sentinelSet{script: filepath.Join(root, "scripts", "sentinel.sh"), dir: dir, data: ports[:2]}
+	s := &sentinelSet{script: filepath.Join(root, "scripts", "sentinel.sh"), dir: dir, data: ports[:2], sentinels: ports[2:]}
 	s.env = []string{
 		fmt.Sprintf("SENTINEL_DATA_PORTS=%d %d", ports[0], ports[1]),
 		fmt.Sprintf("SENTINEL_PORTS=%d %d %d", ports[2], ports[3], ports[4]),
@@ -119,14 +120,44 @@ func (s *sentinelSet) run(ctx context.Context, args ...string) (string, error) {
 	return string(out), nil
 }
 
-// primary is the port of the data node Sentinel names as primary.
+// primary is the port of the data node every sentinel names as primary, and
+// that node answers as one. Asking one sentinel is not enough: right after a
+// failover the others may still name the old node, and a node restarted
+// then can be taken back as primary by them, losing what the promoted one
+// accepted meanwhile.
 func (s *sentinelSet) primary(ctx context.Context) (int, error) {
-	out, err := s.run(ctx, "primary", s.dir)
+	port := 0
+	for _, sp := range s.sentinels {
+		out, err := redisCLI(ctx, sp, "sentinel", "get-master-addr-by-name", "mymaster")
+		if err != nil {
+			return 0, err
+		}
+		f := strings.Fields(out)
+		if len(f) != 2 {
+			return 0, fmt.Errorf("sentinel %d names no primary", sp)
+		}
+		p, err := strconv.Atoi(f[1])
+		if err != nil {
+			return 0, err
+		}
+		if port != 0 && p != port {
+			return 0, fmt.Errorf("sentinels disagree: %d and %d", port, p)
+		}
+		port = p
+	}
+	info, err := redisCLI(ctx, port, "info", "replication")
 	if err != nil {
 		return 0, err
 	}
-	_, port, _ := strings.Cut(strings.TrimSpace(out), ":")
-	return strconv.Atoi(port)
+	if !strings.Contains(info, "role:master") {
+		return 0, fmt.Errorf("node %d is named primary but is not one yet", port)
+	}
+	return port, nil
+}
+
+func redisCLI(ctx context.Context, port int, args ...string) (string, error) {
+	out, err := exec.CommandContext(ctx, "redis-cli", append([]string{"-p", strconv.Itoa(port)}, args...)...).Output()
+	return string(out), err
 }
 
 // kill9 kills a data node the hard way.
@@ -149,14 +180,16 @@ func (s *sentinelSet) restart(ctx context.Context, port int) error {
 	return err
 }
 
-// replicaLinked reports whether the node on port replicates with its link up.
-func replicaLinked(ctx context.Context, port int) error {
-	out, err := exec.CommandContext(ctx, "redis-cli", "-p", strconv.Itoa(port), "info", "replication").Output()
+// replicaLinked reports whether the node on port replicates from primary
+// with its link up.
+func replicaLinked(ctx context.Context, port, primary int) error {
+	out, err := redisCLI(ctx, port, "info", "replication")
 	if err != nil {
 		return err
 	}
-	if !strings.Contains(string(out), "role:slave") || !strings.Contains(string(out), "master_link_status:up") {
-		return fmt.Errorf("node %d is not a linked replica yet", port)
+	if !strings.Contains(out, "role:slave") || !strings.Contains(out, "master_link_status:up") ||
+		!strings.Contains(out, fmt.Sprintf("master_port:%d\r", primary)) {
+		return fmt.Errorf("node %d is not a linked replica of %d yet", port, primary)
 	}
 	return nil
 }

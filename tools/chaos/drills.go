@@ -77,9 +77,9 @@ func hasChild(pid int) bool {
 	return false
 }
 
-// failRedisPrimary kills -9 the Redis primary, waits for Sentinel to promote
-// the replica, then brings the old primary back as a replica, so the next
-// drill again has a primary and a replica.
+// failRedisPrimary kills -9 the Redis primary, waits until every sentinel
+// names the promoted replica, then brings the old primary back as its
+// replica, so the next drill again has a primary and a replica.
 func failRedisPrimary(ctx context.Context, f *fleet) error {
 	old, err := f.redis.primary(ctx)
 	if err != nil {
@@ -89,11 +89,13 @@ func failRedisPrimary(ctx context.Context, f *fleet) error {
 		return err
 	}
 	start := time.Now()
+	var promoted int
 	if err := waitFor(ctx, "promotion", 60*time.Second, func() error {
 		p, err := f.redis.primary(ctx)
 		if err == nil && p == old {
 			err = fmt.Errorf("%d is still the primary", old)
 		}
+		promoted = p
 		return err
 	}); err != nil {
 		return err
@@ -102,7 +104,12 @@ func failRedisPrimary(ctx context.Context, f *fleet) error {
 	if err := f.redis.restart(ctx, old); err != nil {
 		return err
 	}
-	return waitFor(ctx, "old primary rejoining as replica", 60*time.Second, func() error { return replicaLinked(ctx, old) })
+	return waitFor(ctx, "old primary rejoining as replica", 60*time.Second, func() error {
+		if p, err := f.redis.primary(ctx); err != nil || p != promoted {
+			return fmt.Errorf("primary %d (%v), want %d", p, err, promoted)
+		}
+		return replicaLinked(ctx, old, promoted)
+	})
 }
 
 // stopS3 stops the S3 server for 10 s.
