@@ -34,9 +34,11 @@
 // Tiers and refresh. L1 is otter, in process, weighted by bytes. A search
 // that misses a tile in L1 is answered by PostgreSQL, exactly as with the
 // cache off, while the tile is loaded in the background by FillConcurrency
-// loaders, each resting between loads (FillDuty) and starting one only
-// when no search is under way (or after FillWait), and identical misses
-// share one query: a cold cache is never slower than no cache. A loader
+// loaders, each resting between loads (FillDuty), starting one only when
+// no search is under way (or after FillWait) and only while answers from
+// memory have saved the database what loads took, beyond FillAllowance of
+// the time (budget.go), and identical misses share one query: a cold cache
+// is never slower than no cache. A loader
 // asks L2, Redis, for the tile at its current version (key names the version, so
 // Redis can never return an older one), then PostgreSQL. Loads are batched
 // and deduplicated per tile. What a miss loads is bounded twice: a tile
@@ -126,6 +128,7 @@ type Guides struct {
 	door   *doorkeeper  // tiles missed once, not yet worth a load
 	fullAt atomic.Int64 // unix nanos of L1's last eviction for room
 	misses *misses      // searches the store answers now
+	budget *loadBudget  // what loads may spend: what answers saved
 
 	run   runner
 	calls calls
@@ -143,7 +146,7 @@ func New(deps Deps, opt Config) *Guides {
 	opt = opt.withDefaults()
 	src := deps.Source
 	c := &Guides{Store: deps.Store, src: src, opt: opt, redis: deps.Redis, log: guidepost.Logger(deps.Log), m: newMetrics(deps.Registerer), writes: make(chan []*entry, 64),
-		queue: newFillQueue(fillQueueTiles), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), door: newDoorkeeper(doorkeeperKeys), wide: make(chan struct{}, opt.WideClusterings)}
+		queue: newFillQueue(fillQueueTiles), likes: newLikeOverlay(), stamps: newAreaStamps(), misses: newMisses(), budget: newLoadBudget(opt.FillAllowance, opt.FillDuty), door: newDoorkeeper(doorkeeperKeys), wide: make(chan struct{}, opt.WideClusterings)}
 	c.vtiles = newAreaMemo[guides.VectorTileQuery](opt.TileBytes, func(b []byte) uint32 { return uint32(len(b)) }, c.m.vectorTiles)
 	c.clusters = newAreaMemo[guides.ClusterQuery](opt.ClusterBytes, clustersWeight, c.m.clusters)
 	c.l1 = otter.Must(&otter.Options[int64, *entry]{
@@ -171,6 +174,10 @@ func New(deps Deps, opt Config) *Guides {
 			Name: "guidepost_guides_cache_fill_queue_tiles",
 			Help: "Tiles waiting for a background load or loading (at most 16,384).",
 		}, func() float64 { return float64(c.queue.size()) }))
+		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "guidepost_guides_cache_fill_credit_seconds",
+			Help: "Database time background loads may still spend: what answers from memory saved, plus GUIDES_CACHE_FILL_ALLOWANCE of the time, less what loads took (at most 5 s; below 0 the loaders wait).",
+		}, c.budget.seconds))
 		deps.Registerer.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "guidepost_guides_cache_l1_full",
 			Help: "1 while L1 evicts for room (a tile then loads on its second miss, GUIDES_CACHE_FILL_ON_MISS=auto).",

@@ -631,7 +631,7 @@ func TestLoaderRestsBetweenLoads(t *testing.T) {
 	_, store := seeded(t)
 	src := &recordingSource{Guides: store, delay: 30 * time.Millisecond}
 	// Batches of a tile each: the four searches' tiles make several loads.
-	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 0.25, FillOnMiss: 1, FillBatchGuides: 1})
+	c := startCacheOn(t, store, src, nil, cache.Config{FillDuty: 0.25, FillAllowance: 1, FillOnMiss: 1, FillBatchGuides: 1})
 	for _, p := range []struct{ lat, lng float64 }{dense, twins, {37.5665, 126.978}, {35.1796, 129.0756}} {
 		if _, err := c.Nearby(ctx, guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 1500, Limit: 20}); err != nil {
 			t.Fatal(err)

@@ -3,6 +3,7 @@ package cache
 import (
 	"context"
 	"slices"
+	"time"
 
 	"github.com/guidepost/guidepost/guides"
 )
@@ -22,15 +23,18 @@ func (c *Guides) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Ite
 	items, reason := c.nearbyFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("nearby", reason)
+		start := time.Now()
 		s, err := c.misses.do(ctx, nearbyKey(q), func(ctx context.Context) (shared, error) {
 			items, err := c.Store.Nearby(ctx, q)
 			return shared{items: items}, err
 		})
 		if err == nil && reason == "cold" {
+			c.budget.missed(savedNearby, time.Since(start))
 			c.fillNearby(q, s.items)
 		}
 		return s.items, err
 	}
+	c.budget.hit(savedNearby)
 	c.m.answers.WithLabelValues("nearby", "cache").Inc()
 	return items, nil
 }
@@ -42,12 +46,17 @@ func (c *Guides) InBBox(ctx context.Context, q guides.BBoxQuery) ([]guides.Item,
 	items, truncated, reason := c.bboxFromTiles(ctx, q)
 	if reason != "" {
 		c.fallback("bbox", reason)
+		start := time.Now()
 		s, err := c.misses.do(ctx, bboxKey(q), func(ctx context.Context) (shared, error) {
 			items, truncated, err := c.Store.InBBox(ctx, q)
 			return shared{items: items, truncated: truncated}, err
 		})
+		if err == nil && reason == "cold" {
+			c.budget.missed(savedBBox, time.Since(start))
+		}
 		return s.items, s.truncated, err
 	}
+	c.budget.hit(savedBBox)
 	c.m.answers.WithLabelValues("bbox", "cache").Inc()
 	return items, truncated, nil
 }

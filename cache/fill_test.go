@@ -6,8 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/guidepost/guidepost/cache"
 	"github.com/guidepost/guidepost/guides"
+	gsql "github.com/guidepost/guidepost/sql"
 )
 
 // A nearby miss loads the tiles its answer reaches, not every tile of its
@@ -161,4 +164,70 @@ func reachTiles(q guides.NearbyQuery, m float64) int {
 	rows := guides.TileRow(q.Lat+dLat) - guides.TileRow(q.Lat-dLat) + 1
 	cols := guides.TileCol(q.Lng+dLng) - guides.TileCol(q.Lng-dLng) + 1
 	return int(rows * cols)
+}
+
+// slowSearches answers nearby searches after a delay, standing for a busy
+// database: what an answer from memory saves.
+type slowSearches struct {
+	*gsql.Guides
+	delay time.Duration
+}
+
+func (s *slowSearches) Nearby(ctx context.Context, q guides.NearbyQuery) ([]guides.Item, error) {
+	time.Sleep(s.delay)
+	return s.Guides.Nearby(ctx, q)
+}
+
+// Background loads spend no more database time than answers from memory
+// saved, beyond FillAllowance: after a restart a load costs the database
+// at once and pays back only as searches hit what it loaded.
+func TestLoadsSpendWhatAnswersSaved(t *testing.T) {
+	ctx := context.Background()
+	_, store := seeded(t)
+	src := &recordingSource{Guides: store, delay: 100 * time.Millisecond}
+	reg := prometheus.NewRegistry()
+	c := cache.New(cache.Deps{Store: &slowSearches{Guides: store, delay: 25 * time.Millisecond}, Source: src, Registerer: reg},
+		cache.Config{FillDuty: 1, FillAllowance: 0.01, FillOnMiss: 1})
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	waitUntil(t, 10*time.Second, "cache synced", c.Ready)
+	loads := func() int {
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		return len(src.spans)
+	}
+
+	busan := guides.NearbyQuery{Lat: 35.1796, Lng: 129.0756, RadiusM: 5000, Limit: 20}
+	if _, err := c.Nearby(ctx, busan); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 10*time.Second, "the first load", func() bool { return c.FillsPending() == 0 })
+	if n := loads(); n != 1 {
+		t.Fatalf("%d loads for the first miss, want one batch", n)
+	}
+	for _, p := range []struct{ lat, lng float64 }{dense, twins, {37.5665, 126.978}} {
+		if _, err := c.Nearby(ctx, guides.NearbyQuery{Lat: p.lat, Lng: p.lng, RadiusM: 1500, Limit: 20}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c.FillsPending() == 0 {
+		t.Fatal("the misses queued no tiles: the test needs some")
+	}
+	time.Sleep(time.Second) // the allowance repays a 100 ms load in 10 s
+	if n := loads(); n != 1 {
+		t.Fatalf("%d loads with no answer from memory yet, want the first only", n)
+	}
+
+	hits := func() float64 { return started{c, reg}.value("guidepost_guides_cache_answers_total", "nearby", "cache") }
+	for range 5 { // each saves a miss's 25 ms: together more than the load took
+		if _, err := c.Nearby(ctx, busan); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if hits() != 5 {
+		t.Fatalf("%v of 5 searches answered from memory", hits())
+	}
+	waitUntil(t, 2*time.Second, "a load paid for by answers", func() bool { return loads() > 1 })
 }

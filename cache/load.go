@@ -116,12 +116,13 @@ func (c *Guides) filler(ctx context.Context) {
 	}
 }
 
-// loadBatch loads (or reloads) ids once no search is under way,
-// then rests; false when ctx ended. A load beside misses would add its
-// time to theirs: at 1 M guides one took 140 ms of a saturated database.
+// loadBatch loads (or reloads) ids once the budget allows and no search
+// is under way, then rests; false when ctx ended. A load beside misses
+// would add its time to theirs: at 1 M guides one took 140 ms of a
+// saturated database.
 func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool {
 	defer c.queue.done(ids)
-	if !c.misses.waitQuiet(ctx, c.opt.FillWait) {
+	if !c.budget.wait(ctx) || !c.misses.waitQuiet(ctx, c.opt.FillWait) {
 		return false
 	}
 	start := time.Now()
@@ -135,7 +136,9 @@ func (c *Guides) loadBatch(ctx context.Context, ids []int64, refresh bool) bool 
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("guides cache: loading tiles failed; the database answers meanwhile", "err", err, "tiles", len(ids))
 	}
-	return c.rest(ctx, time.Since(start))
+	took := time.Since(start)
+	c.budget.spend(took)
+	return c.rest(ctx, took)
 }
 
 // batchWeight is what a tile adds to a batch: its known guides, or none

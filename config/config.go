@@ -115,6 +115,7 @@ type Guides struct {
 	MaxTileGuides int           // GUIDES_CACHE_MAX_TILE_GUIDES: a denser tile is cached in parts
 	FillOnMiss    int           // GUIDES_CACHE_FILL_ON_MISS: 2 loads a tile on its second miss, 1 on its first, auto (0) on its second once L1 is full
 	FillDuty      float64       // GUIDES_CACHE_FILL_DUTY: the share of its time the tile loader loads
+	FillAllowance float64       // GUIDES_CACHE_FILL_ALLOWANCE: the share it may load beyond what answers from memory saved
 }
 
 // fillOnMiss is GUIDES_CACHE_FILL_ON_MISS's values as cache.Config has them.
@@ -277,6 +278,7 @@ func parseGuides(e *env) Guides {
 		MaxTileGuides: e.integer("GUIDES_CACHE_MAX_TILE_GUIDES", cacheDef.MaxTileGuides, 1),
 		FillOnMiss:    fillOnMiss[e.oneOf("GUIDES_CACHE_FILL_ON_MISS", "auto", "auto", "1", "2")],
 		FillDuty:      e.fraction("GUIDES_CACHE_FILL_DUTY", cacheDef.FillDuty),
+		FillAllowance: e.fraction("GUIDES_CACHE_FILL_ALLOWANCE", cacheDef.FillAllowance),
 	}
 }
 

@@ -82,7 +82,7 @@ func TestSectionsAndUnitsParse(t *testing.T) {
 	c, err := Parse(getenv(map[string]string{
 		"MAX_UPLOAD_BYTES": "10MiB", "MEDIA_PUBLIC_BASE_URL": "https://cdn.example.com/", "MEDIA_FORMATS": "JPEG, webp,avif", "MEDIA_SWEEP_INTERVAL": "100ms",
 		"UPLOAD_TTL": "2h", "UPLOAD_MAX_OPEN": "3", "UPLOAD_DAILY_BYTES": "1GiB",
-		"GUIDES_CACHE": "off", "GUIDES_CACHE_L1_MB": "8", "GUIDES_CACHE_MAX_TILE_GUIDES": "10", "GUIDES_CACHE_FILL_DUTY": "0.3", "GUIDES_CACHE_FILL_ON_MISS": "2",
+		"GUIDES_CACHE": "off", "GUIDES_CACHE_L1_MB": "8", "GUIDES_CACHE_MAX_TILE_GUIDES": "10", "GUIDES_CACHE_FILL_DUTY": "0.3", "GUIDES_CACHE_FILL_ALLOWANCE": "0.05", "GUIDES_CACHE_FILL_ON_MISS": "2",
 		"LOG_LEVEL": "warn", "LOG_FORMAT": "JSON", "SHUTDOWN_DRAIN_DELAY": "0s", "WORKER_METRICS_ADDR": "127.0.0.1:9090",
 	}))
 	if err != nil {
@@ -96,7 +96,7 @@ func TestSectionsAndUnitsParse(t *testing.T) {
 		t.Errorf("media: %+v, want %+v", c.Media, want)
 	}
 	if c.Guides.Cache || c.Guides.L1Bytes != 8<<20 || c.Guides.MaxTileGuides != 10 || c.Guides.LikePoll != time.Second ||
-		c.Guides.FillDuty != 0.3 || c.Guides.FillOnMiss != 2 {
+		c.Guides.FillDuty != 0.3 || c.Guides.FillAllowance != 0.05 || c.Guides.FillOnMiss != 2 {
 		t.Errorf("guides: %+v", c.Guides)
 	}
 	if c.LogLevel != slog.LevelWarn || c.LogFormat != "json" || c.WorkerMetricsAddr != "127.0.0.1:9090" {

@@ -419,7 +419,7 @@ func (a *app) guideStore(ctx context.Context) (s guides.Store, stop func(), err 
 func (a *app) cacheConfig() cache.Config {
 	g := a.cfg.Guides
 	return cache.Config{LikePoll: g.LikePoll, RefreshAfter: g.RefreshAfter, MaxAge: g.MaxAge, RedisTimeout: g.RedisTimeout,
-		L1Bytes: g.L1Bytes, MaxTileGuides: g.MaxTileGuides, FillOnMiss: g.FillOnMiss, FillDuty: g.FillDuty}
+		L1Bytes: g.L1Bytes, MaxTileGuides: g.MaxTileGuides, FillOnMiss: g.FillOnMiss, FillDuty: g.FillDuty, FillAllowance: g.FillAllowance}
 }
 
 // awaitSync gives the cache up to 5 s to read every tile's version before

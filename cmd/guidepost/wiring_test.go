@@ -46,7 +46,7 @@ func TestWiringHandsOnThePackagesDefaults(t *testing.T) {
 
 	def := cache.DefaultConfig()
 	wantCache := cache.Config{LikePoll: def.LikePoll, RefreshAfter: def.RefreshAfter, MaxAge: def.MaxAge,
-		RedisTimeout: def.RedisTimeout, L1Bytes: def.L1Bytes, MaxTileGuides: def.MaxTileGuides, FillOnMiss: def.FillOnMiss, FillDuty: def.FillDuty}
+		RedisTimeout: def.RedisTimeout, L1Bytes: def.L1Bytes, MaxTileGuides: def.MaxTileGuides, FillOnMiss: def.FillOnMiss, FillDuty: def.FillDuty, FillAllowance: def.FillAllowance}
 	if got := a.cacheConfig(); !reflect.DeepEqual(got, wantCache) {
 		t.Errorf("cache config\n got %+v\nwant %+v", got, wantCache)
 	}
