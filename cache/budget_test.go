@@ -24,14 +24,9 @@ func TestBudgetWaitsUntilAnswersRepayALoad(t *testing.T) {
 	for range 4 {
 		b.hit(savedNearby)
 	}
-	done := make(chan bool, 1)
-	go func() { done <- b.wait(ctx) }()
-	select {
-	case ok := <-done:
-		if !ok {
-			t.Fatal("wait failed")
-		}
-	case <-time.After(time.Second):
+	soon, cancel2 := context.WithTimeout(ctx, time.Second)
+	defer cancel2()
+	if !b.wait(soon) {
 		t.Fatal("four answers that saved 30 ms each did not pay for a 100 ms load")
 	}
 }

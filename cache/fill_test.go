@@ -220,7 +220,9 @@ func TestLoadsSpendWhatAnswersSaved(t *testing.T) {
 		t.Fatalf("%d loads with no answer from memory yet, want the first only", n)
 	}
 
-	hits := func() float64 { return started{c, reg}.value("guidepost_guides_cache_answers_total", "nearby", "cache") }
+	hits := func() float64 {
+		return started{c, reg}.value("guidepost_guides_cache_answers_total", "nearby", "cache")
+	}
 	for range 5 { // each saves a miss's 25 ms: together more than the load took
 		if _, err := c.Nearby(ctx, busan); err != nil {
 			t.Fatal(err)
