@@ -14,6 +14,7 @@ import (
 type stormComparison struct {
 	Date         string        `json:"date"`
 	Users        int           `json:"users"`
+	Storms       int           `json:"storms"` // pooled into each run's figures
 	API          []likeSummary `json:"api"`
 	Floor        []likeSummary `json:"floor"`
 	FloorDB      []likeSummary `json:"floor_db,omitempty"`
@@ -22,7 +23,8 @@ type stormComparison struct {
 
 // stormBesideFloor starts the floors, then storms each and the API in
 // turn: the memory floor, the database floor when dbURL is set, the API.
-func stormBesideFloor(client *http.Client, base string, users, runs int, dbURL string, conns int) (*stormComparison, error) {
+// Each run pools storms storms of each (pool).
+func stormBesideFloor(client *http.Client, base string, users, runs, storms int, dbURL string, conns int) (*stormComparison, error) {
 	f, err := startFloor("", 0)
 	if err != nil {
 		return nil, err
@@ -35,19 +37,28 @@ func stormBesideFloor(client *http.Client, base string, users, runs int, dbURL s
 		}
 		defer fdb.stop()
 	}
-	cmp := &stormComparison{Date: time.Now().UTC().Format(time.RFC3339), Users: users}
+	cmp := &stormComparison{Date: time.Now().UTC().Format(time.RFC3339), Users: users, Storms: storms}
 	storm := func(base string, cpu func() float64) likeSummary {
 		s := likeStorm(client, base, users, cpu)
 		client.CloseIdleConnections() // each storm opens its own connections, as 1,000 phones do
 		return s
 	}
+	apiCPU := func() float64 { return metricsCPU(client) }
 	for range runs {
-		cmp.Floor = append(cmp.Floor, storm(f.base, f.cpu))
-		if fdb != nil {
-			cmp.FloorDB = append(cmp.FloorDB, storm(fdb.base, fdb.cpu))
-			cmp.FloorDBConns = conns
+		// The targets alternate storm by storm, so a run's pools see the
+		// same moments of the machine.
+		var api, floor, floorDB []likeSummary
+		for range storms {
+			floor = append(floor, storm(f.base, f.cpu))
+			if fdb != nil {
+				floorDB = append(floorDB, storm(fdb.base, fdb.cpu))
+			}
+			api = append(api, storm(base, apiCPU))
 		}
-		cmp.API = append(cmp.API, storm(base, func() float64 { return metricsCPU(client) }))
+		cmp.Floor, cmp.API = append(cmp.Floor, pool(floor)), append(cmp.API, pool(api))
+		if fdb != nil {
+			cmp.FloorDB, cmp.FloorDBConns = append(cmp.FloorDB, pool(floorDB)), conns
+		}
 	}
 	return cmp, nil
 }
@@ -63,7 +74,8 @@ func ratios(api, floor []likeSummary) (p95, recorded []float64) {
 
 func (c *stormComparison) print(w io.Writer) {
 	db := len(c.FloorDB) > 0
-	fmt.Fprintf(w, "like storm, %d users × 2 taps, %s; API beside the floor, run by run\n", c.Users, c.Date)
+	fmt.Fprintf(w, "like storm, %d users × 2 taps, %s; API beside the floor, run by run, %d storm(s) of each pooled a run\n",
+		c.Users, c.Date, max(1, c.Storms))
 	if db {
 		fmt.Fprintf(w, "floor: from memory (what HTTP costs); db floor: one commit per write, a pool of %d (the least durable work)\n", c.FloorDBConns)
 	}

@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/guidepost/guidepost/internal/testkit"
 )
@@ -106,5 +108,38 @@ func TestComparisonPrintsBothRatios(t *testing.T) {
 		if _, ok := back[k]; !ok {
 			t.Errorf("JSON lacks %q: %s", k, b)
 		}
+	}
+}
+
+// A run pooled over storms takes its percentiles over every tap and its
+// rates over the time all of them took, not the mean of each storm's.
+func TestPoolTakesEveryTapAndTheWholeTime(t *testing.T) {
+	storm := func(seconds float64, likes int64, cpu float64, lats ...time.Duration) likeSummary {
+		return likeSummary{Users: len(lats) / 2, Taps: len(lats), Seconds: seconds, LikeCount: likes,
+			Answers: map[int]int{200: len(lats)}, ServerCPU: cpu, GeneratorCPU: 0.1, lats: lats}
+	}
+	var fast, slow []time.Duration
+	for i := range 100 {
+		fast = append(fast, time.Duration(i+1)*time.Millisecond)
+		slow = append(slow, 500*time.Millisecond)
+	}
+	p := pool([]likeSummary{storm(1, 50, 0.5, fast...), storm(3, 50, 0.7, slow...)})
+	if p.Storms != 2 || p.Taps != 200 || p.Answers[200] != 200 || p.LikeCount != 100 || p.Users != 50 {
+		t.Fatalf("counts: %+v", p)
+	}
+	// The 95th of 200 taps is a slow one; either storm's own p95 alone
+	// would be 96 or 500 ms.
+	if p.P95ms != 500 || p.P50ms != 500 || p.RecordedPerS != 25 || p.TapsPerS != 50 {
+		t.Fatalf("pooled p50 %.0f, p95 %.0f ms, %.1f recorded/s, %.1f taps/s; want 500, 500, 25, 50",
+			p.P50ms, p.P95ms, p.RecordedPerS, p.TapsPerS)
+	}
+	if math.Abs(p.ServerCPU-1.2) > 1e-9 || math.Abs(p.GeneratorCPU-0.2) > 1e-9 {
+		t.Fatalf("CPU: server %.2f, generator %.2f", p.ServerCPU, p.GeneratorCPU)
+	}
+	if unknown := pool([]likeSummary{storm(1, 1, -1, fast...), storm(1, 1, 0.5, fast...)}); unknown.ServerCPU != -1 {
+		t.Fatalf("a storm of unknown CPU makes the pool's unknown, got %.2f", unknown.ServerCPU)
+	}
+	if one := pool([]likeSummary{storm(1, 50, 0.5, fast...)}); one.P95ms != 96 || one.P50ms != 51 {
+		t.Fatalf("one storm: p50 %.0f, p95 %.0f; want 51, 96", one.P50ms, one.P95ms)
 	}
 }

@@ -8,10 +8,12 @@
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 500
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -floor-db postgres://… -runs 3
+//	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3 -storms 5
 //
 // With -floor the storm alternates between the API and a floor server
 // (floor.go) -runs times and prints each figure beside the floor's; with
 // -floor-db also beside a floor that commits each write (floordb.go).
+// -storms pools several storms of each into one run's figures.
 package main
 
 import (
@@ -61,7 +63,8 @@ func main() {
 	floor := flag.Bool("floor", false, "likes: alternate the storm between the API and a floor server (the same routes from memory)")
 	floorDB := flag.String("floor-db", "", "likes -floor: also storm a database floor that commits each write in a scratch schema of this database (a PostgreSQL URL)")
 	floorConns := flag.Int("floor-db-conns", apiPoolSize, "likes -floor-db: the database floor's pool size (the API's by default)")
-	runs := flag.Int("runs", 3, "likes -floor: storms against each")
+	runs := flag.Int("runs", 3, "likes -floor: runs against each")
+	storms := flag.Int("storms", 1, "likes -floor: storms against each a run, alternating, pooled into the run's figures")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
 	if addr := os.Getenv(floorEnv); addr != "" {
@@ -77,7 +80,7 @@ func main() {
 	var out any
 	switch {
 	case *likes > 0 && (*floor || *floorDB != ""):
-		cmp, err := stormBesideFloor(client, *base, *likes, *runs, *floorDB, *floorConns)
+		cmp, err := stormBesideFloor(client, *base, *likes, *runs, max(1, *storms), *floorDB, *floorConns)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -203,8 +206,11 @@ type likeSummary struct {
 	P50ms        float64     `json:"p50_ms"`
 	P95ms        float64     `json:"p95_ms"`
 	P99ms        float64     `json:"p99_ms"`
-	ServerCPU    float64     `json:"server_cpu_s"`    // during the storm; -1: unknown
-	GeneratorCPU float64     `json:"generator_cpu_s"` // this program, during the storm
+	ServerCPU    float64     `json:"server_cpu_s"`     // during the storm; -1: unknown
+	GeneratorCPU float64     `json:"generator_cpu_s"`  // this program, during the storm
+	Storms       int         `json:"storms,omitempty"` // pooled into this summary (pool)
+
+	lats []time.Duration // every tap's, sorted, for pooling storms
 }
 
 func post(client *http.Client, method, url, token, body string, out any) int {
@@ -275,14 +281,8 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 		LikeCount int64 `json:"like_count"`
 	}
 	post(client, "GET", base+"/v1/guides/"+g.ID, "", "", &after)
-	slices.Sort(lats)
-	pct := func(p float64) float64 {
-		return float64(lats[min(len(lats)-1, int(p*float64(len(lats))))].Microseconds()) / 1000
-	}
-	return likeSummary{Users: users, Taps: 2 * users, Seconds: took.Seconds(), TapsPerS: float64(2*users) / took.Seconds(),
-		RecordedPerS: float64(after.LikeCount) / took.Seconds(), LikeCount: after.LikeCount, Answers: answers,
-		P50ms: pct(0.5), P95ms: pct(0.95), P99ms: pct(0.99), ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1),
-		GeneratorCPU: gen1 - gen0}
+	return pool([]likeSummary{{Users: users, Taps: 2 * users, Seconds: took.Seconds(), LikeCount: after.LikeCount,
+		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0, lats: lats}})
 }
 
 func pick[T any](c bool, a, b T) T {
