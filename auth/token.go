@@ -17,11 +17,12 @@ type Tokens struct {
 	secret []byte
 	ttl    time.Duration
 	clock  guidepost.Clock
+	seen   verifiedTokens
 }
 
 // NewTokens builds a signer; secret must be the configured JWT_SECRET.
 func NewTokens(secret string, ttl time.Duration, clock guidepost.Clock) *Tokens {
-	return &Tokens{secret: []byte(secret), ttl: ttl, clock: clock}
+	return &Tokens{secret: []byte(secret), ttl: ttl, clock: clock, seen: newVerifiedTokens(clock.Now)}
 }
 
 // claims name the user and the session the token belongs to: a token is
@@ -49,15 +50,21 @@ func (t *Tokens) Issue(userID, sessionID string) (string, error) {
 // reason kept in the wrapped error. It checks the signature and times
 // only: whether the session is still live is the service's question.
 func (t *Tokens) Verify(token string) (Caller, error) {
+	now := t.clock.Now()
+	if caller, ok := t.seen.get(token, now); ok {
+		return caller, nil
+	}
 	var c claims
-	_, err := jwt.ParseWithClaims(token, &c, t.key, t.rules(t.clock.Now)...)
+	_, err := jwt.ParseWithClaims(token, &c, t.key, t.rules(func() time.Time { return now })...)
 	if err == nil && (c.Subject == "" || c.SessionID == "") {
 		// A token without a session could never be revoked.
 		err = errors.New("token names no subject or no session")
 	}
 	switch {
 	case err == nil:
-		return Caller{UserID: c.Subject, SessionID: c.SessionID}, nil
+		caller := Caller{UserID: c.Subject, SessionID: c.SessionID}
+		t.seen.put(token, caller, c.ExpiresAt.Time) // WithExpirationRequired: never nil here
+		return caller, nil
 	case errors.Is(err, jwt.ErrTokenExpired) && t.onlyExpired(token):
 		return Caller{}, guidepost.Wrap(guidepost.ETOKENEXPIRED, err, "the access token has expired: get a new one with your refresh token")
 	}
