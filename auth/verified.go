@@ -7,8 +7,9 @@ import (
 )
 
 // verifiedTokens remembers the tokens Verify passed, until each expires.
-// Verifying an HS256 token parses its JSON claims and takes ~30 µs of CPU,
-// a tenth of the API's CPU in a like storm, and an app sends the same
+// Verifying an HS256 token parses its JSON claims: 6–9 µs and 60
+// allocations (BenchmarkVerify), a tenth of the API's CPU in a like storm
+// (profiled), and an app sends the same
 // token on every request until it refreshes it. A remembered token gives
 // the same answer a full check would: the key is the whole token, the
 // signature, issuer and method never change for it, and the one check

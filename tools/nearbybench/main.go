@@ -184,14 +184,8 @@ func nearby(client *http.Client, base string, a area, conc int, dur time.Duratio
 	wg.Wait()
 	elapsed := time.Since(startTime)
 	slices.Sort(lats)
-	pct := func(p float64) float64 {
-		if len(lats) == 0 {
-			return 0
-		}
-		return float64(lats[int(math.Min(float64(len(lats)-1), p*float64(len(lats))))].Microseconds()) / 1000
-	}
 	return nearbySummary{Area: a.description, Conc: conc, Requests: len(lats), Errors: int(errs.Load()),
-		PerSecond: float64(len(lats)) / elapsed.Seconds(), P50ms: pct(0.50), P95ms: pct(0.95), P99ms: pct(0.99),
+		PerSecond: float64(len(lats)) / elapsed.Seconds(), P50ms: percentile(lats, 0.50), P95ms: percentile(lats, 0.95), P99ms: percentile(lats, 0.99),
 		MeanItems: float64(items.Load()) / math.Max(1, float64(len(lats)))}
 }
 
