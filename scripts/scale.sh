@@ -5,8 +5,14 @@
 # serve` on it and measures nearby, viewport and tile p95 warm, the API's
 # resident memory, the like storm and the steps' ceiling, then nearby and
 # tiles again each on a fresh process with Redis emptied. About 4 minutes a
-# size with the defaults below. Results: BENCHMARKS-scale.json (charted by
-# `make bench`'s report) and the "Scale" table, BENCHMARKS-scale.md.
+# size with the defaults below. Then SCALE_ROUNDS rounds (3 by default,
+# about 2 minutes a size each with SCALE_WARM=90s) measure the warm map
+# reads again on every size in turn, the order reversed each round, with
+# the cache on and with GUIDES_CACHE=off, beside PostgreSQL's own time for
+# the same seconds (pg_stat_statements, which needs shared_preload_libraries):
+# the sizes' ratio is taken within a round. Results: BENCHMARKS-scale.json
+# (charted by `make bench`'s report) and the "Scale" table,
+# BENCHMARKS-scale.md.
 #
 #   SCALE_DBS="100k=postgres://…/f_viewport_100k,1m=…,10m=…" \
 #   SCALE_SEED_TIMES="100k=9s,1m=95s,10m=16m" bash scripts/scale.sh [loadtest flags]
@@ -68,4 +74,5 @@ trap 'redis-cli -p "$SCALE_REDIS_PORT" shutdown nosave >/dev/null 2>&1 || true' 
 
 (cd tools && go build -o ../bin/loadtest ./loadtest)
 bin/loadtest scale -server-bin bin/guidepost -scale-dbs "$SCALE_DBS" -scale-seed-times "$SCALE_SEED_TIMES" \
-  -duration "${SCALE_DURATION:-20s}" -step "${SCALE_STEP:-5s}" -scale-warm "${SCALE_WARM:-15s}" "$@"
+  -duration "${SCALE_DURATION:-20s}" -step "${SCALE_STEP:-5s}" -scale-warm "${SCALE_WARM:-15s}" \
+  -scale-rounds "${SCALE_ROUNDS:-3}" "$@"

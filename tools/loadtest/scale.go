@@ -22,6 +22,8 @@ type scaleConfig struct {
 	SeedTimes string        // "100k=95s,1m=15m", or @file holding such pairs, one a line
 	Warm      time.Duration // unrecorded nearby load before the warm figures
 	TileRate  float64
+	Rounds    int  // then this many rounds of warm nearby, cache on and off, the sizes alternating
+	NoRows    bool // the rounds alone
 }
 
 type scaleDB struct{ Label, URL string }
@@ -44,6 +46,9 @@ func runScale(ctx context.Context, base Config) error {
 	rep := ScaleReport{StartedAt: time.Now(), Commit: gitCommit(), Command: base.CommandLine, Host: hostInfo()}
 	var errs []error
 	for _, db := range base.Scale.DBs {
+		if base.Scale.NoRows {
+			break
+		}
 		base.Log.Info("scale: size", "label", db.Label)
 		row := scaleOne(ctx, base, db)
 		row.SeedS = seeds[db.Label]
@@ -56,7 +61,11 @@ func runScale(ctx context.Context, base Config) error {
 			return err
 		}
 	}
-	md := scaleMarkdown(rep.Rows)
+	errs = append(errs, scaleRounds(ctx, base, &rep, func() error { return writeJSON(scaleJSONPath(&base), rep) })...)
+	md := roundsMarkdown(rep.Rounds)
+	if len(rep.Rows) > 0 {
+		md = scaleMarkdown(rep.Rows) + md
+	}
 	fmt.Printf("\nScale (load average at the end %s; rows in %s)\n\n%s", rep.LoadAvg, scaleJSONPath(&base), md)
 	mdPath := strings.TrimSuffix(scaleJSONPath(&base), ".json") + ".md"
 	return errors.Join(append(errs, os.WriteFile(mdPath, []byte(md), 0o644))...)
@@ -153,6 +162,8 @@ func bindScaleFlags(fs *flag.FlagSet, c *Config) {
 	})
 	fs.StringVar(&c.Scale.SeedTimes, "scale-seed-times", "", "scale: how long each seed took, label=duration pairs (1m=14m30s,…) or @file with one a line")
 	fs.DurationVar(&c.Scale.Warm, "scale-warm", c.Scale.Warm, "scale: unrecorded nearby load before the warm figures")
+	fs.IntVar(&c.Scale.Rounds, "scale-rounds", 0, "scale: after the sizes' rows, rounds of warm nearby on each size, cache on then off, beside PostgreSQL's own time (pg_stat_statements); the sizes alternate")
+	fs.BoolVar(&c.Scale.NoRows, "scale-rounds-only", false, "scale: skip the sizes' rows and run the rounds alone")
 	fs.Float64Var(&c.Scale.TileRate, "scale-tile-rate", c.Scale.TileRate, "scale: tiles per second, warm and cold")
 	fs.StringVar(&c.ScaleJSON, "scale-json", "", "scale: its rows, which the bench report charts (default: BENCHMARKS-scale.json next to -benchmarks; the table goes beside it as .md)")
 }

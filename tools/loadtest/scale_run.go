@@ -44,13 +44,13 @@ func scaleOne(ctx context.Context, base Config, db scaleDB) ScaleRow {
 }
 
 // scaleServer empties Redis and starts a fresh `serve` (no worker: no
-// scenario here uploads) at c.Target.
-func scaleServer(ctx context.Context, c *Config, name string) (*fleet, error) {
+// scenario here uploads) at c.Target, env added to its environment.
+func scaleServer(ctx context.Context, c *Config, name string, env ...string) (*fleet, error) {
 	if err := flushRedis(ctx); err != nil {
 		return nil, err
 	}
 	addr, _ := hostPort(c.Target)
-	p, err := startServer(c.ServerBin, "serve", addr, serverLogPath(c, name))
+	p, err := startServer(c.ServerBin, "serve", addr, serverLogPath(c, name), env...)
 	if err != nil {
 		return nil, err
 	}

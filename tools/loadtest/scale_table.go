@@ -38,12 +38,13 @@ type MapP95 struct {
 
 // ScaleReport is the scale run's JSON, which the bench report charts.
 type ScaleReport struct {
-	StartedAt time.Time  `json:"started_at"`
-	Commit    string     `json:"commit"`
-	Command   string     `json:"command"`
-	Host      Host       `json:"host"`
-	LoadAvg   string     `json:"load_avg,omitempty"` // /proc/loadavg at the end
-	Rows      []ScaleRow `json:"rows"`
+	StartedAt time.Time    `json:"started_at"`
+	Commit    string       `json:"commit"`
+	Command   string       `json:"command"`
+	Host      Host         `json:"host"`
+	LoadAvg   string       `json:"load_avg,omitempty"` // /proc/loadavg at the end
+	Rows      []ScaleRow   `json:"rows"`
+	Rounds    []ScaleRound `json:"rounds,omitempty"`
 }
 
 // readScaleReport reads a scale run's JSON; a missing file is no report.

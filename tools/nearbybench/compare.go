@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"slices"
 	"time"
 )
@@ -63,6 +64,16 @@ func stormBesideFloor(client *http.Client, base string, users, runs, storms int,
 	return cmp, nil
 }
 
+// busyShare is the machine's busy CPU over a run's storms against all its
+// CPUs for their whole time: near 100 % the storms ran out of machine,
+// and their p95 follows the work each target costs the machine.
+func busyShare(s likeSummary) string {
+	if s.HostCPU < 0 || s.Seconds <= 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f %%", 100*s.HostCPU/(s.Seconds*float64(runtime.NumCPU())))
+}
+
 // ratios is the API's p95 and recorded likes/s, run by run, over a floor's.
 func ratios(api, floor []likeSummary) (p95, recorded []float64) {
 	for i := range min(len(api), len(floor)) {
@@ -87,7 +98,7 @@ func (c *stormComparison) print(w io.Writer) {
 	if db {
 		fmt.Fprint(w, "db floor recorded/s | ")
 	}
-	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | generator CPU s API / floor")
+	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | generator CPU s API / floor | machine busy CPU s API / floor, and its share of the storms' time")
 	p95, rec := ratios(c.API, c.Floor)
 	dbP95, dbRec := ratios(c.API, c.FloorDB)
 	for i := range c.API {
@@ -104,7 +115,7 @@ func (c *stormComparison) print(w io.Writer) {
 		if db {
 			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].ServerCPU)
 		}
-		fmt.Fprintf(w, " | %.2f / %.2f\n", a.GeneratorCPU, f.GeneratorCPU)
+		fmt.Fprintf(w, " | %.2f / %.2f | %.2f / %.2f, %s / %s\n", a.GeneratorCPU, f.GeneratorCPU, a.HostCPU, f.HostCPU, busyShare(a), busyShare(f))
 	}
 	p95of := func(s likeSummary) float64 { return s.P95ms }
 	fmt.Fprintf(w, "median: p95 ÷ floor %.2f; recorded/s ÷ floor %.2f; API p95 %.0f ms, floor p95 %.0f ms\n",

@@ -149,6 +149,11 @@ type floorProc struct {
 	base string
 }
 
+// floorCPUs, when set (-floor-cpus), pins the floors to these CPUs with
+// taskset, as the API and its database can be pinned outside: with the
+// generator pinned apart, it takes no time from either server.
+var floorCPUs string
+
 // startFloor runs this program as the floor on a free loopback port and
 // waits until it answers; with dbURL, the database floor with a pool of
 // conns.
@@ -160,6 +165,9 @@ func startFloor(dbURL string, conns int) (*floorProc, error) {
 	addr := ln.Addr().String()
 	ln.Close()
 	cmd := exec.Command(os.Args[0])
+	if floorCPUs != "" {
+		cmd = exec.Command("taskset", "-c", floorCPUs, os.Args[0])
+	}
 	cmd.Env = append(os.Environ(), floorEnv+"="+addr, floorDBEnv+"="+dbURL, floorConnsEnv+"="+strconv.Itoa(conns))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -184,6 +192,40 @@ func (f *floorProc) stop() {
 
 // cpu is the floor process's CPU seconds so far.
 func (f *floorProc) cpu() float64 { return procCPU(f.cmd.Process.Pid) }
+
+// hostCPU is the CPU seconds the whole machine has been busy (every
+// process: the servers, their database and Redis, and this generator),
+// from /proc/stat, or -1. Over a storm, against its length times the
+// CPUs, it tells whether the storm ran out of machine.
+func hostCPU() float64 {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	first, _, _ := strings.Cut(string(b), "\n")
+	return hostBusy(first)
+}
+
+// hostBusy reads /proc/stat's aggregate "cpu" line: user, nice, system,
+// idle, iowait, irq, softirq, steal in clock ticks (USER_HZ, 100 on
+// Linux); busy is all but idle and iowait.
+func hostBusy(line string) float64 {
+	f := strings.Fields(line)
+	if len(f) < 9 || f[0] != "cpu" {
+		return -1
+	}
+	var busy float64
+	for i, v := range f[1:9] {
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return -1
+		}
+		if i != 3 && i != 4 {
+			busy += n
+		}
+	}
+	return busy / 100
+}
 
 // procCPU is a process's user+system CPU seconds from /proc (fields 14 and
 // 15, counted after the command name's last ')'), or -1.

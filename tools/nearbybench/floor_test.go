@@ -116,7 +116,7 @@ func TestComparisonPrintsBothRatios(t *testing.T) {
 func TestPoolTakesEveryTapAndTheWholeTime(t *testing.T) {
 	storm := func(seconds float64, likes int64, cpu float64, lats ...time.Duration) likeSummary {
 		return likeSummary{Users: len(lats) / 2, Taps: len(lats), Seconds: seconds, LikeCount: likes,
-			Answers: map[int]int{200: len(lats)}, ServerCPU: cpu, GeneratorCPU: 0.1, lats: lats}
+			Answers: map[int]int{200: len(lats)}, ServerCPU: cpu, GeneratorCPU: 0.1, HostCPU: cpu + 0.1, lats: lats}
 	}
 	var fast, slow []time.Duration
 	for i := range 100 {
@@ -133,13 +133,33 @@ func TestPoolTakesEveryTapAndTheWholeTime(t *testing.T) {
 		t.Fatalf("pooled p50 %.0f, p95 %.0f ms, %.1f recorded/s, %.1f taps/s; want 500, 500, 25, 50",
 			p.P50ms, p.P95ms, p.RecordedPerS, p.TapsPerS)
 	}
-	if math.Abs(p.ServerCPU-1.2) > 1e-9 || math.Abs(p.GeneratorCPU-0.2) > 1e-9 {
-		t.Fatalf("CPU: server %.2f, generator %.2f", p.ServerCPU, p.GeneratorCPU)
+	if math.Abs(p.ServerCPU-1.2) > 1e-9 || math.Abs(p.GeneratorCPU-0.2) > 1e-9 || math.Abs(p.HostCPU-1.4) > 1e-9 {
+		t.Fatalf("CPU: server %.2f, generator %.2f, host %.2f", p.ServerCPU, p.GeneratorCPU, p.HostCPU)
 	}
-	if unknown := pool([]likeSummary{storm(1, 1, -1, fast...), storm(1, 1, 0.5, fast...)}); unknown.ServerCPU != -1 {
+	unknown := pool([]likeSummary{storm(1, 1, -1, fast...), storm(1, 1, 0.5, fast...)})
+	if unknown.ServerCPU != -1 {
 		t.Fatalf("a storm of unknown CPU makes the pool's unknown, got %.2f", unknown.ServerCPU)
+	}
+	unknown = pool([]likeSummary{storm(1, 1, 0.5, fast...), storm(1, 1, -1.1, fast...)})
+	if unknown.HostCPU != -1 {
+		t.Fatalf("a storm of unknown machine CPU makes the pool's unknown, got %.2f", unknown.HostCPU)
 	}
 	if one := pool([]likeSummary{storm(1, 50, 0.5, fast...)}); one.P95ms != 96 || one.P50ms != 51 {
 		t.Fatalf("one storm: p50 %.0f, p95 %.0f; want 51, 96", one.P50ms, one.P95ms)
+	}
+}
+
+func TestHostBusyLeavesOutIdleAndIOWait(t *testing.T) {
+	// user nice system idle iowait irq softirq steal guest guest_nice
+	if got := hostBusy("cpu  1000 50 300 9000 400 20 30 100 0 0"); math.Abs(got-15) > 1e-9 {
+		t.Fatalf("busy %.2f s, want 15 (1,500 ticks)", got)
+	}
+	for _, bad := range []string{"", "cpu0 1 2 3 4 5 6 7 8", "cpu 1 2 3", "cpu 1 2 x 4 5 6 7 8"} {
+		if got := hostBusy(bad); got != -1 {
+			t.Errorf("%q: %.2f, want -1", bad, got)
+		}
+	}
+	if hostCPU() <= 0 {
+		t.Error("this machine's /proc/stat gave no busy time")
 	}
 }

@@ -14,6 +14,11 @@
 // (floor.go) -runs times and prints each figure beside the floor's; with
 // -floor-db also beside a floor that commits each write (floordb.go).
 // -storms pools several storms of each into one run's figures.
+// -floor-cpus pins the floors, so that with this program under taskset
+// on other CPUs (and the API, PostgreSQL and Redis pinned with the
+// floors) the generator takes no time from the servers it compares:
+//
+//	taskset -c 1 bin/nearbybench -url … -likes 1000 -floor -runs 3 -storms 5 -floor-cpus 0
 package main
 
 import (
@@ -64,6 +69,7 @@ func main() {
 	floorDB := flag.String("floor-db", "", "likes -floor: also storm a database floor that commits each write in a scratch schema of this database (a PostgreSQL URL)")
 	floorConns := flag.Int("floor-db-conns", apiPoolSize, "likes -floor-db: the database floor's pool size (the API's by default)")
 	runs := flag.Int("runs", 3, "likes -floor: runs against each")
+	flag.StringVar(&floorCPUs, "floor-cpus", "", "likes -floor: pin the floor servers to these CPUs (taskset -c list); pin this program apart with taskset, and the API and its database with the floors")
 	storms := flag.Int("storms", 1, "likes -floor: storms against each a run, alternating, pooled into the run's figures")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
@@ -202,6 +208,7 @@ type likeSummary struct {
 	P99ms        float64     `json:"p99_ms"`
 	ServerCPU    float64     `json:"server_cpu_s"`     // during the storm; -1: unknown
 	GeneratorCPU float64     `json:"generator_cpu_s"`  // this program, during the storm
+	HostCPU      float64     `json:"host_cpu_s"`       // the whole machine busy, during the storm; -1: unknown
 	Storms       int         `json:"storms,omitempty"` // pooled into this summary (pool)
 
 	lats []time.Duration // every tap's, sorted, for pooling storms
@@ -265,18 +272,19 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let every goroutine reach the gate
-	srv0, gen0 := serverCPU(), selfCPU()
+	srv0, gen0, host0 := serverCPU(), selfCPU(), hostCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	took := time.Since(t0)
-	srv1, gen1 := serverCPU(), selfCPU()
+	srv1, gen1, host1 := serverCPU(), selfCPU(), hostCPU()
 	var after struct {
 		LikeCount int64 `json:"like_count"`
 	}
 	post(client, "GET", base+"/v1/guides/"+g.ID, "", "", &after)
 	return pool([]likeSummary{{Users: users, Taps: 2 * users, Seconds: took.Seconds(), LikeCount: after.LikeCount,
-		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0, lats: lats}})
+		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0,
+		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), lats: lats}})
 }
 
 func pick[T any](c bool, a, b T) T {
