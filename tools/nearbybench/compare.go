@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 	"slices"
 	"time"
 )
@@ -68,10 +67,10 @@ func stormBesideFloor(client *http.Client, base string, users, runs, storms int,
 // CPUs for their whole time: near 100 % the storms ran out of machine,
 // and their p95 follows the work each target costs the machine.
 func busyShare(s likeSummary) string {
-	if s.HostCPU < 0 || s.Seconds <= 0 {
+	if s.HostCPU < 0 || s.Seconds <= 0 || s.HostCPUs <= 0 {
 		return "–"
 	}
-	return fmt.Sprintf("%.0f %%", 100*s.HostCPU/(s.Seconds*float64(runtime.NumCPU())))
+	return fmt.Sprintf("%.0f %%", 100*s.HostCPU/(s.Seconds*float64(s.HostCPUs)))
 }
 
 // ratios is the API's p95 and recorded likes/s, run by run, over a floor's.

@@ -195,15 +195,23 @@ func (f *floorProc) cpu() float64 { return procCPU(f.cmd.Process.Pid) }
 
 // hostCPU is the CPU seconds the whole machine has been busy (every
 // process: the servers, their database and Redis, and this generator),
-// from /proc/stat, or -1. Over a storm, against its length times the
-// CPUs, it tells whether the storm ran out of machine.
-func hostCPU() float64 {
+// and how many CPUs it has, from /proc/stat; -1 when unknown. Over a
+// storm, against its length times the CPUs, it tells whether the storm
+// ran out of machine. The CPUs are counted here, not with
+// runtime.NumCPU, which counts only those this process may run on
+// (under taskset, one).
+func hostCPU() (busy float64, cpus int) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return -1
+		return -1, 0
 	}
-	first, _, _ := strings.Cut(string(b), "\n")
-	return hostBusy(first)
+	lines := strings.Split(string(b), "\n")
+	for _, l := range lines[1:] {
+		if len(l) > 3 && strings.HasPrefix(l, "cpu") && l[3] >= '0' && l[3] <= '9' {
+			cpus++
+		}
+	}
+	return hostBusy(lines[0]), cpus
 }
 
 // hostBusy reads /proc/stat's aggregate "cpu" line: user, nice, system,

@@ -159,7 +159,18 @@ func TestHostBusyLeavesOutIdleAndIOWait(t *testing.T) {
 			t.Errorf("%q: %.2f, want -1", bad, got)
 		}
 	}
-	if hostCPU() <= 0 {
-		t.Error("this machine's /proc/stat gave no busy time")
+	if busy, cpus := hostCPU(); busy <= 0 || cpus < 1 {
+		t.Errorf("this machine's /proc/stat gave %.2f s busy on %d CPUs", busy, cpus)
+	}
+}
+
+func TestBusyShareIsOfTheWholeMachine(t *testing.T) {
+	if got := busyShare(likeSummary{HostCPU: 3, Seconds: 2, HostCPUs: 2}); got != "75 %" {
+		t.Errorf("3 CPU-s busy over 2 s on 2 CPUs: %q, want 75 %%", got)
+	}
+	for _, s := range []likeSummary{{HostCPU: -1, Seconds: 2, HostCPUs: 2}, {HostCPU: 3, HostCPUs: 2}, {HostCPU: 3, Seconds: 2}} {
+		if got := busyShare(s); got != "–" {
+			t.Errorf("%+v: %q, want –", s, got)
+		}
 	}
 }

@@ -209,6 +209,7 @@ type likeSummary struct {
 	ServerCPU    float64     `json:"server_cpu_s"`     // during the storm; -1: unknown
 	GeneratorCPU float64     `json:"generator_cpu_s"`  // this program, during the storm
 	HostCPU      float64     `json:"host_cpu_s"`       // the whole machine busy, during the storm; -1: unknown
+	HostCPUs     int         `json:"host_cpus"`        // the machine's CPUs
 	Storms       int         `json:"storms,omitempty"` // pooled into this summary (pool)
 
 	lats []time.Duration // every tap's, sorted, for pooling storms
@@ -272,19 +273,21 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let every goroutine reach the gate
-	srv0, gen0, host0 := serverCPU(), selfCPU(), hostCPU()
+	srv0, gen0 := serverCPU(), selfCPU()
+	host0, cpus := hostCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	took := time.Since(t0)
-	srv1, gen1, host1 := serverCPU(), selfCPU(), hostCPU()
+	srv1, gen1 := serverCPU(), selfCPU()
+	host1, _ := hostCPU()
 	var after struct {
 		LikeCount int64 `json:"like_count"`
 	}
 	post(client, "GET", base+"/v1/guides/"+g.ID, "", "", &after)
 	return pool([]likeSummary{{Users: users, Taps: 2 * users, Seconds: took.Seconds(), LikeCount: after.LikeCount,
 		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0,
-		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), lats: lats}})
+		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), HostCPUs: cpus, lats: lats}})
 }
 
 func pick[T any](c bool, a, b T) T {

@@ -23,6 +23,7 @@ func pool(storms []likeSummary) likeSummary {
 		}
 		out.ServerCPU = pick(out.ServerCPU >= 0 && s.ServerCPU >= 0, out.ServerCPU+s.ServerCPU, -1)
 		out.GeneratorCPU += s.GeneratorCPU
+		out.HostCPUs = s.HostCPUs
 		out.HostCPU = pick(out.HostCPU >= 0 && s.HostCPU >= 0, out.HostCPU+s.HostCPU, -1)
 		out.lats = append(out.lats, s.lats...)
 	}
