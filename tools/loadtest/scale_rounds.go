@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"time"
 
@@ -82,14 +81,11 @@ func roundOrder(dbs []scaleDB, round int) []scaleDB {
 // warm by then; the new server's pool is not).
 func scaleRoundOne(ctx context.Context, base Config, db scaleDB, round int) ScaleRound {
 	rr := ScaleRound{Round: round, Label: db.Label}
-	os.Setenv("DATABASE_URL", db.URL) // every process started below inherits it
-	addr, err := freeLoopbackAddr()
+	c, err := scaleConfigFor(base, db)
 	if err != nil {
 		rr.Errors = append(rr.Errors, "address: "+err.Error())
 		return rr
 	}
-	c := base
-	c.Target, c.StartServer, c.Benchmarks = "http://"+addr, "never", ""
 	name := fmt.Sprintf("%s-r%d", db.Label, round)
 	if rr.On, err = roundStep(ctx, c, db.URL, name+"-on", c.Scale.Warm); err != nil {
 		rr.Errors = append(rr.Errors, "cache on: "+err.Error())
@@ -104,23 +100,11 @@ func scaleRoundOne(ctx context.Context, base Config, db scaleDB, round int) Scal
 // the nearby mix and PostgreSQL's statements over the same seconds.
 func roundStep(ctx context.Context, c Config, dbURL, name string, warm time.Duration, env ...string) (RoundStep, error) {
 	out := RoundStep{PGCalls: -1}
-	procs, err := scaleServer(ctx, &c, "scale-round-"+name, env...)
+	procs, err := scaleReady(ctx, &c, "scale-round-"+name, name, warm, env...)
 	if err != nil {
 		return out, err
 	}
 	defer procs.stop()
-	c.procs, c.workerState = procs, "none"
-	cl := &client{base: c.Target, hc: newHTTPClient(c.Timeout, 64), rec: newRecorder(time.Now())}
-	c.fx, err = buildFixture(ctx, &c, needs{}, cl)
-	cl.hc.CloseIdleConnections()
-	if err != nil {
-		return out, err
-	}
-	if warm > 0 {
-		if _, err := scaleStep(ctx, c, "nearby", name+"-warmup", func(s *Config) { s.Duration, s.NoWrite = warm, true }); err != nil {
-			return out, err
-		}
-	}
 	pgErr := pgStatementsReset(ctx, dbURL)
 	if pgErr != nil {
 		c.Log.Warn("scale: no PostgreSQL figures", "err", pgErr)

@@ -19,14 +19,11 @@ func scaleOne(ctx context.Context, base Config, db scaleDB) ScaleRow {
 		fail("database", err)
 		return row
 	}
-	os.Setenv("DATABASE_URL", db.URL) // every process started below inherits it
-	addr, err := freeLoopbackAddr()
+	c, err := scaleConfigFor(base, db)
 	if err != nil {
 		fail("address", err)
 		return row
 	}
-	c := base
-	c.Target, c.StartServer, c.Benchmarks = "http://"+addr, "never", ""
 	c.Users = max(c.Users, 1000) // the like storm's 1,000 users
 	if err := runOnce(ctx, c.ServerBin, "migrate", serverLogPath(&c, "scale-migrate-"+db.Label)); err != nil {
 		fail("migrate", err)
@@ -61,25 +58,49 @@ func scaleServer(ctx context.Context, c *Config, name string, env ...string) (*f
 	return &fleet{cfg: c, addr: addr, api: p}, nil
 }
 
-// scaleWarm is the warm half: one server for nearby (after an unrecorded
-// warm-up), tiles (which fetches its trace once before the clock), the
-// memory it then holds, the like storm and the climb.
-func scaleWarm(ctx context.Context, c *Config, row *ScaleRow) error {
-	procs, err := scaleServer(ctx, c, "scale-warm-"+row.Label)
+// scaleConfigFor points base at db: DATABASE_URL for every process
+// started from now on, and a free loopback address for the server.
+func scaleConfigFor(base Config, db scaleDB) (Config, error) {
+	os.Setenv("DATABASE_URL", db.URL)
+	addr, err := freeLoopbackAddr()
 	if err != nil {
-		return err
+		return base, err
 	}
-	defer procs.stop()
+	base.Target, base.StartServer, base.Benchmarks = "http://"+addr, "never", ""
+	return base, nil
+}
+
+// scaleReady starts a fresh server (scaleServer, with env), signs up the
+// fixture's users on it and runs warm of unrecorded nearby load: c then
+// points at that server, which the caller stops.
+func scaleReady(ctx context.Context, c *Config, name, label string, warm time.Duration, env ...string) (*fleet, error) {
+	procs, err := scaleServer(ctx, c, name, env...)
+	if err != nil {
+		return nil, err
+	}
 	c.procs, c.workerState = procs, "none"
 	cl := &client{base: c.Target, hc: newHTTPClient(c.Timeout, 64), rec: newRecorder(time.Now())}
 	c.fx, err = buildFixture(ctx, c, needs{}, cl)
 	cl.hc.CloseIdleConnections()
+	if err == nil && warm > 0 {
+		_, err = scaleStep(ctx, *c, "nearby", label+"-warmup", func(s *Config) { s.Duration, s.NoWrite = warm, true })
+	}
+	if err != nil {
+		procs.stop()
+		return nil, err
+	}
+	return procs, nil
+}
+
+// scaleWarm is the warm half: one server for nearby (after an unrecorded
+// warm-up), tiles (which fetches its trace once before the clock), the
+// memory it then holds, the like storm and the climb.
+func scaleWarm(ctx context.Context, c *Config, row *ScaleRow) error {
+	procs, err := scaleReady(ctx, c, "scale-warm-"+row.Label, row.Label, c.Scale.Warm)
 	if err != nil {
 		return err
 	}
-	if _, err := scaleStep(ctx, *c, "nearby", row.Label+"-warmup", func(s *Config) { s.Duration, s.NoWrite = c.Scale.Warm, true }); err != nil {
-		return err
-	}
+	defer procs.stop()
 	s, err := scaleStep(ctx, *c, "nearby", row.Label, nil)
 	if err != nil {
 		return err
