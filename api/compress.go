@@ -111,31 +111,42 @@ func chooseCoding(accept string) string {
 	if accept == "" {
 		return ""
 	}
-	weight := map[string]float64{}
-	star := -1.0
+	// The weights of zstd, gzip and "*", as named last; not a map: this
+	// runs for every request.
+	var q [3]float64
+	var named [3]bool
 	for part := range strings.SplitSeq(accept, ",") {
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
+		w := 1.0
 		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
 			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
+				w = f
 			}
 		}
-		name = strings.ToLower(strings.TrimSpace(name))
-		if name == "*" {
-			star = q
-		} else {
-			weight[name] = q
+		i := -1
+		switch name = strings.TrimSpace(name); {
+		case strings.EqualFold(name, codingZstd):
+			i = 0
+		case strings.EqualFold(name, codingGzip):
+			i = 1
+		case name == "*":
+			i = 2
+		}
+		if i >= 0 {
+			q[i], named[i] = w, true
 		}
 	}
 	best, bestQ := "", 0.0
-	for _, coding := range []string{codingZstd, codingGzip} {
-		q, ok := weight[coding]
-		if !ok {
-			q = star
+	for i, coding := range [...]string{codingZstd, codingGzip} {
+		w := -1.0
+		switch {
+		case named[i]:
+			w = q[i]
+		case named[2]:
+			w = q[2]
 		}
-		if q > bestQ {
-			best, bestQ = coding, q
+		if w > bestQ {
+			best, bestQ = coding, w
 		}
 	}
 	return best

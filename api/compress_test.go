@@ -111,6 +111,9 @@ func TestLargeJSONIsCompressedAsTheClientAsks(t *testing.T) {
 		"identity":                     "",
 		"GZIP;q=1.0":                   "gzip",
 		" gzip ; q=0.8 , zstd ; q=0.9": "zstd",
+		"zstd, zstd;q=0, gzip;q=0.2":   "gzip", // the last weight named counts
+		"ZsTd;q=-1, *;q=0.5":           "gzip", // named, refused: "*" does not bring it back
+		"x-gzip, deflate":              "",
 	} {
 		rec := get(t, s, "/t/big", "Accept-Encoding", accept)
 		h := rec.Header()

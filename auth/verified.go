@@ -7,15 +7,16 @@ import (
 )
 
 // verifiedTokens remembers the tokens Verify passed, until each expires.
-// Verifying an HS256 token parses its JSON claims: 6–9 µs and 60
-// allocations (BenchmarkVerify), a tenth of the API's CPU in a like storm
-// (profiled), and an app sends the same
-// token on every request until it refreshes it. A remembered token gives
-// the same answer a full check would: the key is the whole token, the
-// signature, issuer and method never change for it, and the one check
-// that moves with time, its expiry (valid while now < exp), is made again
-// on every use. Whether its session is still live is not remembered: that
-// is asked of PostgreSQL per request (Service.Authenticate).
+// Even read by tokenReader, a token costs an HMAC and two base64 decodes
+// (1.8 µs, BenchmarkTokenReader; the library takes 15 µs and 57
+// allocations), and an app sends the same token on every request until
+// it refreshes it: a remembered one costs 0.3 µs (BenchmarkVerify). A
+// remembered token gives the same answer a full check would: the key is
+// the whole token, the signature, issuer and method never change for it,
+// and the one check that moves with time, its expiry (valid while now <
+// exp), is made again on every use. Whether its session is still live is
+// not remembered: that is asked of PostgreSQL per request
+// (Service.Authenticate).
 type verifiedTokens struct {
 	seen *otter.Cache[string, verified]
 }
