@@ -89,6 +89,8 @@ func (t *Tokens) parse(token string, now time.Time) (Caller, time.Time, error) {
 
 func (t *Tokens) key(*jwt.Token) (any, error) { return t.secret, nil }
 
+// rules are the library's checks. tokenReader makes the same by hand: a
+// rule added here must be added there.
 func (t *Tokens) rules(now func() time.Time) []jwt.ParserOption {
 	return []jwt.ParserOption{
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),

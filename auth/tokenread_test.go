@@ -104,6 +104,25 @@ func TestTokenReaderLeavesTheRestToTheLibrary(t *testing.T) {
 	}
 }
 
+// The reader makes by hand the checks Tokens.rules asks of the library:
+// this fails when the rules change, so that both change together; and
+// what the rules leave alone (the issue time, an audience), both take.
+func TestTokenReaderKnowsTheRules(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	tokens := readerTokens(now)
+	if n := len(tokens.rules(func() time.Time { return now })); n != 4 {
+		t.Fatalf("rules has %d options; tokenReader checks 4 (HS256, the issuer, exp required, the time): teach it the new one", n)
+	}
+	issuedLater := `{"iss":"guidepost","sub":"` + readerUser + `","exp":1800003600,"iat":1900000000,"sid":"` + readerSession + `"}`
+	token := signed(tokens.secret, `{"alg":"HS256","typ":"JWT"}`, issuedLater)
+	if _, _, ok := tokens.reader.read(token, now); !ok {
+		t.Fatal("the reader declines a token issued later than now")
+	}
+	if _, _, err := tokens.parse(token, now); err != nil {
+		t.Fatalf("the library now checks the issue time (%v): so must the reader", err)
+	}
+}
+
 // FuzzTokenReaderAcceptsOnlyWhatTheLibraryAccepts signs arbitrary headers
 // and claims with our key (a token the reader could be fooled by must
 // carry our signature) and mutates whole tokens: whatever the reader
@@ -116,6 +135,8 @@ func FuzzTokenReaderAcceptsOnlyWhatTheLibraryAccepts(f *testing.F) {
 	f.Add(`{"alg":"HS256","typ":"JWT"}`, good, "x", int64(3599))
 	f.Add(`{"alg":"HS256","typ":"JWT"}`, `{"iss":"guidepost","sub":"a","exp":99,"iat":1,"sid":"b"}`, "", int64(-1_799_999_950))
 	f.Add(`{"alg":"none"}`, good, "", int64(0))
+	f.Add(`{"alg":"HS256","typ":"JWT"}`, strings.Replace(good, "1800000000", "1900000000", 1), "", int64(0))
+	f.Add(`{"alg":"HS256","typ":"JWT"}`, strings.Replace(good, `,"exp"`, `,"aud":"x","exp"`, 1), "", int64(0))
 	tokens := readerTokens(time.Time{}) // read and parse take the time themselves
 	f.Fuzz(func(t *testing.T, header, claims, suffix string, dt int64) {
 		now := time.Unix(1_800_000_000, 0).Add(time.Duration(dt) * time.Second)
