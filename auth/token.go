@@ -23,8 +23,8 @@ type Tokens struct {
 
 // NewTokens builds a signer; secret must be the configured JWT_SECRET.
 func NewTokens(secret string, ttl time.Duration, clock guidepost.Clock) *Tokens {
-	return &Tokens{secret: []byte(secret), ttl: ttl, clock: clock, seen: newVerifiedTokens(clock.Now),
-		reader: newTokenReader([]byte(secret))}
+	key := []byte(secret)
+	return &Tokens{secret: key, ttl: ttl, clock: clock, seen: newVerifiedTokens(clock.Now), reader: newTokenReader(key)}
 }
 
 // claims name the user and the session the token belongs to: a token is

@@ -42,8 +42,7 @@ type tokenReader struct {
 	macs sync.Pool // hash.Hash: HMAC-SHA256 under our key, ready to Reset
 }
 
-func newTokenReader(secret []byte) *tokenReader {
-	key := append([]byte(nil), secret...)
+func newTokenReader(key []byte) *tokenReader {
 	return &tokenReader{macs: sync.Pool{New: func() any { return hmac.New(sha256.New, key) }}}
 }
 
@@ -62,10 +61,10 @@ func (r *tokenReader) read(token string, now time.Time) (c Caller, exp time.Time
 		return Caller{}, time.Time{}, false
 	}
 	sub, expS, sid, ok := splitClaims(string(buf[:n]))
-	if !ok || !now.Before(time.Unix(expS, 0)) {
+	if exp = time.Unix(expS, 0); !ok || !now.Before(exp) {
 		return Caller{}, time.Time{}, false
 	}
-	return Caller{UserID: sub, SessionID: sid}, time.Unix(expS, 0), true
+	return Caller{UserID: sub, SessionID: sid}, exp, true
 }
 
 // signed reports whether sig is the HMAC-SHA256 of signing under our key.

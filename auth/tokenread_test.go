@@ -154,8 +154,8 @@ func FuzzTokenReaderAcceptsOnlyWhatTheLibraryAccepts(f *testing.F) {
 	})
 }
 
-// What the reader saves: BenchmarkVerify/full reads with it; /library
-// is the check it replaces.
+// What the reader saves: /reader against /library, the check it
+// replaces.
 func BenchmarkTokenReader(b *testing.B) {
 	now := time.Now()
 	tokens := readerTokens(now)
