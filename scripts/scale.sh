@@ -10,7 +10,9 @@
 # reads again on every size in turn, the order reversed each round, with
 # the cache on and with GUIDES_CACHE=off, beside PostgreSQL's own time for
 # the same seconds (pg_stat_statements, which needs shared_preload_libraries):
-# the sizes' ratio is taken within a round. Results: BENCHMARKS-scale.json
+# the sizes' ratio is taken within a round; with -scale-rounds-cold each
+# round also records the mix on a fresh server with Redis emptied, as the
+# sizes' cold figures are. Results: BENCHMARKS-scale.json
 # (charted by `make bench`'s report) and the "Scale" table,
 # BENCHMARKS-scale.md.
 #

@@ -18,12 +18,13 @@ import (
 // scaleConfig is `loadtest scale`: the same measurements on databases of
 // growing size, seeded elsewhere (`guidepost seed --guides N`).
 type scaleConfig struct {
-	DBs       []scaleDB     // in the order given, smallest first
-	SeedTimes string        // "100k=95s,1m=15m", or @file holding such pairs, one a line
-	Warm      time.Duration // unrecorded nearby load before the warm figures
-	TileRate  float64
-	Rounds    int  // then this many rounds of warm nearby, cache on and off, the sizes alternating
-	NoRows    bool // the rounds alone
+	DBs        []scaleDB     // in the order given, smallest first
+	SeedTimes  string        // "100k=95s,1m=15m", or @file holding such pairs, one a line
+	Warm       time.Duration // unrecorded nearby load before the warm figures
+	TileRate   float64
+	Rounds     int  // then this many rounds of warm nearby, cache on and off, the sizes alternating
+	NoRows     bool // the rounds alone
+	RoundsCold bool // each round also measures the mix cold (ScaleRound.Cold)
 }
 
 type scaleDB struct{ Label, URL string }
@@ -164,6 +165,7 @@ func bindScaleFlags(fs *flag.FlagSet, c *Config) {
 	fs.DurationVar(&c.Scale.Warm, "scale-warm", c.Scale.Warm, "scale: unrecorded nearby load before the warm figures")
 	fs.IntVar(&c.Scale.Rounds, "scale-rounds", 0, "scale: after the sizes' rows, rounds of warm nearby on each size, cache on then off, beside PostgreSQL's own time (pg_stat_statements); the sizes alternate")
 	fs.BoolVar(&c.Scale.NoRows, "scale-rounds-only", false, "scale: skip the sizes' rows and run the rounds alone")
+	fs.BoolVar(&c.Scale.RoundsCold, "scale-rounds-cold", false, "scale: each round also measures the nearby mix on a fresh server with Redis emptied, from its first answer, beside PostgreSQL's own time")
 	fs.Float64Var(&c.Scale.TileRate, "scale-tile-rate", c.Scale.TileRate, "scale: tiles per second, warm and cold")
 	fs.StringVar(&c.ScaleJSON, "scale-json", "", "scale: its rows, which the bench report charts (default: BENCHMARKS-scale.json next to -benchmarks; the table goes beside it as .md)")
 }

@@ -16,11 +16,15 @@ import (
 // so that two sizes of one round are measured minutes apart and drift in
 // the machine falls on both: the sizes' ratio is taken within a round.
 type ScaleRound struct {
-	Round  int       `json:"round"`
-	Label  string    `json:"label"`
-	On     RoundStep `json:"cache_on"`
-	Off    RoundStep `json:"cache_off"`
-	Errors []string  `json:"errors,omitempty"`
+	Round int       `json:"round"`
+	Label string    `json:"label"`
+	On    RoundStep `json:"cache_on"`
+	Off   RoundStep `json:"cache_off"`
+	// Cold (-scale-rounds-cold) is the mix on a fresh server with Redis
+	// emptied, recorded the moment it answers, as the sizes' rows' cold
+	// figures are: nearly every read reaches the database.
+	Cold   *RoundStep `json:"cold,omitempty"`
+	Errors []string   `json:"errors,omitempty"`
 }
 
 // RoundStep is one measured nearby mix (nearby and viewport reads).
@@ -87,6 +91,13 @@ func scaleRoundOne(ctx context.Context, base Config, db scaleDB, round int) Scal
 		return rr
 	}
 	name := fmt.Sprintf("%s-r%d", db.Label, round)
+	if c.Scale.RoundsCold {
+		cold, err := coldRoundStep(ctx, c, db.URL, name+"-cold")
+		if err != nil {
+			rr.Errors = append(rr.Errors, "cold: "+err.Error())
+		}
+		rr.Cold = &cold
+	}
 	if rr.On, err = roundStep(ctx, c, db.URL, name+"-on", c.Scale.Warm); err != nil {
 		rr.Errors = append(rr.Errors, "cache on: "+err.Error())
 	}
@@ -99,12 +110,30 @@ func scaleRoundOne(ctx context.Context, base Config, db scaleDB, round int) Scal
 // roundStep starts a server (with env), warms it unrecorded, then records
 // the nearby mix and PostgreSQL's statements over the same seconds.
 func roundStep(ctx context.Context, c Config, dbURL, name string, warm time.Duration, env ...string) (RoundStep, error) {
-	out := RoundStep{PGCalls: -1}
 	procs, err := scaleReady(ctx, &c, "scale-round-"+name, name, warm, env...)
 	if err != nil {
-		return out, err
+		return RoundStep{PGCalls: -1}, err
 	}
 	defer procs.stop()
+	return measureRoundStep(ctx, c, dbURL, name)
+}
+
+// coldRoundStep is scaleCold's nearby step in a round: a fresh server,
+// Redis emptied, no fixture and no warm-up before the clock.
+func coldRoundStep(ctx context.Context, c Config, dbURL, name string) (RoundStep, error) {
+	procs, err := scaleServer(ctx, &c, "scale-round-"+name)
+	if err != nil {
+		return RoundStep{PGCalls: -1}, err
+	}
+	defer procs.stop()
+	c.procs = procs
+	return measureRoundStep(ctx, c, dbURL, name)
+}
+
+// measureRoundStep records the nearby mix against c's server beside
+// PostgreSQL's statements over the same seconds.
+func measureRoundStep(ctx context.Context, c Config, dbURL, name string) (RoundStep, error) {
+	out := RoundStep{PGCalls: -1}
 	pgErr := pgStatementsReset(ctx, dbURL)
 	if pgErr != nil {
 		c.Log.Warn("scale: no PostgreSQL figures", "err", pgErr)

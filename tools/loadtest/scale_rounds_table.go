@@ -37,6 +37,33 @@ func roundsMarkdown(rounds []ScaleRound) string {
 		q[i] = ratioRange(withinRounds(rounds, a, z, f))
 	}
 	fmt.Fprintf(&b, "| %s ÷ %s, median of rounds (range) | | %s / %s | %s / %s | %s / %s |\n", z, a, q[0], q[1], q[2], q[3], q[4], q[5])
+	b.WriteString(coldRoundsMarkdown(rounds, a, z))
+	return b.String()
+}
+
+// coldRoundsMarkdown is the rounds' cold steps (-scale-rounds-cold), with
+// the same within-round ratios of the sizes a and z; "" when none ran.
+func coldRoundsMarkdown(rounds []ScaleRound, a, z string) string {
+	if !slices.ContainsFunc(rounds, func(r ScaleRound) bool { return r.Cold != nil }) {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n| round | guides | cold: nearby p95 ms | viewport p95 ms | PostgreSQL ms a request |\n|---|---|---|---|---|\n")
+	cold := func(r ScaleRound) RoundStep {
+		if r.Cold == nil {
+			return RoundStep{PGCalls: -1}
+		}
+		return *r.Cold
+	}
+	for _, r := range rounds {
+		c := cold(r)
+		fmt.Fprintf(&b, "| %d | %s | %.1f | %.1f | %s |\n", r.Round, r.Label, c.Nearby, c.Viewport, pgMs(c))
+	}
+	q := func(f func(RoundStep) float64) string {
+		return ratioRange(withinRounds(rounds, a, z, func(r ScaleRound) float64 { return f(cold(r)) }))
+	}
+	fmt.Fprintf(&b, "| %s ÷ %s, median of rounds (range) | | %s | %s | %s |\n", z, a,
+		q(func(s RoundStep) float64 { return s.Nearby }), q(func(s RoundStep) float64 { return s.Viewport }), q(RoundStep.PGPerRequest))
 	return b.String()
 }
 

@@ -60,3 +60,34 @@ func TestRoundsTableTakesRatiosWithinRounds(t *testing.T) {
 		t.Error("no rounds should add nothing to the table")
 	}
 }
+
+// Cold steps get a table of their own, its ratios taken within rounds as
+// the warm ones are; rounds without them add nothing.
+func TestRoundsTableShowsColdStepsWithinRounds(t *testing.T) {
+	step := func(viewport, pgMs float64) *RoundStep {
+		return &RoundStep{Nearby: 3, Viewport: viewport, Requests: 100, PGCalls: 10, PGExecMs: pgMs}
+	}
+	rounds := []ScaleRound{
+		{Round: 1, Label: "1m", Cold: step(10, 100)},
+		{Round: 1, Label: "10m", Cold: step(12, 130)},
+		{Round: 2, Label: "10m", Cold: step(30, 120)},
+		{Round: 2, Label: "1m", Cold: step(20, 100)},
+		{Round: 3, Label: "1m", Cold: step(10, 100)},
+		{Round: 3, Label: "10m", Cold: step(14, 110)},
+	}
+	md := roundsMarkdown(rounds)
+	for _, want := range []string{
+		"| 2 | 10m | 3.0 | 30.0 | 1.20 |",
+		"| 10m ÷ 1m, median of rounds (range) | | 1.00× (1.00–1.00) | 1.40× (1.20–1.50) | 1.20× (1.10–1.30) |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("cold table lacks %q:\n%s", want, md)
+		}
+	}
+	for i := range rounds {
+		rounds[i].Cold = nil
+	}
+	if strings.Contains(roundsMarkdown(rounds), "cold") {
+		t.Error("rounds without cold steps should have no cold table")
+	}
+}

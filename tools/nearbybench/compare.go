@@ -19,20 +19,21 @@ type stormComparison struct {
 	Floor        []likeSummary `json:"floor"`
 	FloorDB      []likeSummary `json:"floor_db,omitempty"`
 	FloorDBConns int           `json:"floor_db_conns,omitempty"` // the database floor's pool
+	FloorDBGroup bool          `json:"floor_db_group,omitempty"` // its likes shared commits
 }
 
 // stormBesideFloor starts the floors, then storms each and the API in
-// turn: the memory floor, the database floor when dbURL is set, the API.
+// turn: the memory floor, the database floor when db.url is set, the API.
 // Each run pools storms storms of each (pool).
-func stormBesideFloor(client *http.Client, base string, users, runs, storms int, dbURL string, conns int) (*stormComparison, error) {
-	f, err := startFloor("", 0)
+func stormBesideFloor(client *http.Client, base string, users, runs, storms int, db dbFloorOpts) (*stormComparison, error) {
+	f, err := startFloor(dbFloorOpts{})
 	if err != nil {
 		return nil, err
 	}
 	defer f.stop()
 	var fdb *floorProc
-	if dbURL != "" {
-		if fdb, err = startFloor(dbURL, conns); err != nil {
+	if db.url != "" {
+		if fdb, err = startFloor(db); err != nil {
 			return nil, err
 		}
 		defer fdb.stop()
@@ -57,7 +58,7 @@ func stormBesideFloor(client *http.Client, base string, users, runs, storms int,
 		}
 		cmp.Floor, cmp.API = append(cmp.Floor, pool(floor)), append(cmp.API, pool(api))
 		if fdb != nil {
-			cmp.FloorDB, cmp.FloorDBConns = append(cmp.FloorDB, pool(floorDB)), conns
+			cmp.FloorDB, cmp.FloorDBConns, cmp.FloorDBGroup = append(cmp.FloorDB, pool(floorDB)), db.conns, db.group
 		}
 	}
 	return cmp, nil
@@ -87,7 +88,8 @@ func (c *stormComparison) print(w io.Writer) {
 	fmt.Fprintf(w, "like storm, %d users × 2 taps, %s; API beside the floor, run by run, %d storm(s) of each pooled a run\n",
 		c.Users, c.Date, max(1, c.Storms))
 	if db {
-		fmt.Fprintf(w, "floor: from memory (what HTTP costs); db floor: one commit per write, a pool of %d (the least durable work)\n", c.FloorDBConns)
+		fmt.Fprintf(w, "floor: from memory (what HTTP costs); db floor: %s, a pool of %d (the least durable work)\n",
+			pick(c.FloorDBGroup, "likes sharing commits as the API's do", "one commit per write"), c.FloorDBConns)
 	}
 	fmt.Fprint(w, "run | API p50 / p95 ms | floor p50 / p95 ms | p95 ÷ floor | ")
 	if db {
@@ -97,7 +99,7 @@ func (c *stormComparison) print(w io.Writer) {
 	if db {
 		fmt.Fprint(w, "db floor recorded/s | ")
 	}
-	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | generator CPU s API / floor | machine busy CPU s API / floor, and its share of the storms' time")
+	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | PostgreSQL CPU s API"+pick(db, " / db floor", "")+" | generator CPU s API / floor | machine busy CPU s API / floor"+pick(db, " / db floor", "")+", and its share of the storms' time")
 	p95, rec := ratios(c.API, c.Floor)
 	dbP95, dbRec := ratios(c.API, c.FloorDB)
 	for i := range c.API {
@@ -114,7 +116,19 @@ func (c *stormComparison) print(w io.Writer) {
 		if db {
 			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].ServerCPU)
 		}
-		fmt.Fprintf(w, " | %.2f / %.2f | %.2f / %.2f, %s / %s\n", a.GeneratorCPU, f.GeneratorCPU, a.HostCPU, f.HostCPU, busyShare(a), busyShare(f))
+		fmt.Fprintf(w, " | %.2f", a.DBCPU)
+		if db {
+			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].DBCPU)
+		}
+		fmt.Fprintf(w, " | %.2f / %.2f | %.2f / %.2f", a.GeneratorCPU, f.GeneratorCPU, a.HostCPU, f.HostCPU)
+		if db {
+			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].HostCPU)
+		}
+		fmt.Fprintf(w, ", %s / %s", busyShare(a), busyShare(f))
+		if db {
+			fmt.Fprintf(w, " / %s", busyShare(c.FloorDB[i]))
+		}
+		fmt.Fprintln(w)
 	}
 	p95of := func(s likeSummary) float64 { return s.P95ms }
 	fmt.Fprintf(w, "median: p95 ÷ floor %.2f; recorded/s ÷ floor %.2f; API p95 %.0f ms, floor p95 %.0f ms\n",

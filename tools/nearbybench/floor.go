@@ -27,6 +27,7 @@ const (
 	floorEnv      = "NEARBYBENCH_FLOOR_ADDR"
 	floorDBEnv    = "NEARBYBENCH_FLOOR_DB"
 	floorConnsEnv = "NEARBYBENCH_FLOOR_CONNS"
+	floorGroupEnv = "NEARBYBENCH_FLOOR_GROUP"
 )
 
 // floorStore is what a floor keeps: guests, guides and who liked which.
@@ -129,11 +130,11 @@ func floorHandler(st floorStore) http.Handler {
 }
 
 // serveFloor serves the floor on addr until the process is killed: from
-// memory, or from the database at dbURL through a pool of conns.
-func serveFloor(addr, dbURL string, conns int) error {
+// memory, or from the database db.url.
+func serveFloor(addr string, db dbFloorOpts) error {
 	var st floorStore = newMemFloor()
-	if dbURL != "" {
-		db, err := openDBFloor(context.Background(), dbURL, conns)
+	if db.url != "" {
+		db, err := openDBFloor(context.Background(), db)
 		if err != nil {
 			return err
 		}
@@ -155,9 +156,8 @@ type floorProc struct {
 var floorCPUs string
 
 // startFloor runs this program as the floor on a free loopback port and
-// waits until it answers; with dbURL, the database floor with a pool of
-// conns.
-func startFloor(dbURL string, conns int) (*floorProc, error) {
+// waits until it answers; with db.url, the database floor.
+func startFloor(db dbFloorOpts) (*floorProc, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, err
@@ -168,7 +168,8 @@ func startFloor(dbURL string, conns int) (*floorProc, error) {
 	if floorCPUs != "" {
 		cmd = exec.Command("taskset", "-c", floorCPUs, os.Args[0])
 	}
-	cmd.Env = append(os.Environ(), floorEnv+"="+addr, floorDBEnv+"="+dbURL, floorConnsEnv+"="+strconv.Itoa(conns))
+	cmd.Env = append(os.Environ(), floorEnv+"="+addr, floorDBEnv+"="+db.url, floorConnsEnv+"="+strconv.Itoa(db.conns),
+		floorGroupEnv+"="+strconv.FormatBool(db.group))
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
 		return nil, err
@@ -250,6 +251,36 @@ func procCPU(pid int) float64 {
 	u, _ := strconv.ParseFloat(f[11], 64)
 	k, _ := strconv.ParseFloat(f[12], 64)
 	return (u + k) / 100 // USER_HZ
+}
+
+// dbCPU is the CPU seconds of every PostgreSQL process on this machine
+// (its backends, WAL writer, checkpointer…) from each one's
+// /proc/PID/schedstat, nanoseconds on a CPU: over a storm, what the
+// database spent on it, which the machine's busy time holds but cannot
+// tell apart. A process that exits within the storm takes its time with
+// it. -1 when /proc cannot be read.
+func dbCPU() float64 {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return -1
+	}
+	var ns int64
+	for _, e := range ents {
+		pid := e.Name()
+		if pid[0] < '0' || pid[0] > '9' {
+			continue
+		}
+		if comm, err := os.ReadFile("/proc/" + pid + "/comm"); err != nil || strings.TrimSpace(string(comm)) != "postgres" {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + pid + "/schedstat"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				ns += n
+			}
+		}
+	}
+	return float64(ns) / 1e9
 }
 
 // selfCPU is this process's user+system CPU seconds: the generator's cost.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
@@ -20,18 +21,20 @@ import (
 // guide is a 404.
 func TestFloorsCountEachGuestOnce(t *testing.T) {
 	t.Run("memory", func(t *testing.T) { checkFloor(t, newMemFloor()) })
-	t.Run("db", func(t *testing.T) {
-		db, err := openDBFloor(context.Background(), testkit.DatabaseURL(t), 4)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer db.close()
-		checkFloor(t, db)
-		var sessions int
-		if err := db.pool.QueryRow(context.Background(), `SELECT count(*) FROM `+floorSchema+`.sessions`).Scan(&sessions); err != nil || sessions != 8 {
-			t.Fatalf("session rows: %d (%v), want one per guest", sessions, err)
-		}
-	})
+	for _, group := range []bool{false, true} {
+		t.Run(fmt.Sprintf("db group=%v", group), func(t *testing.T) {
+			db, err := openDBFloor(context.Background(), dbFloorOpts{testkit.DatabaseURL(t), 4, group})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.close()
+			checkFloor(t, db)
+			var sessions int
+			if err := db.pool.QueryRow(context.Background(), `SELECT count(*) FROM `+floorSchema+`.sessions`).Scan(&sessions); err != nil || sessions != 8 {
+				t.Fatalf("session rows: %d (%v), want one per guest", sessions, err)
+			}
+		})
+	}
 }
 
 func checkFloor(t *testing.T, st floorStore) {
@@ -96,7 +99,8 @@ func TestComparisonPrintsBothRatios(t *testing.T) {
 	out.Reset()
 	c.print(&out)
 	if !strings.Contains(out.String(), "p95 ÷ floor 1.50; recorded/s ÷ floor 0.80") ||
-		!strings.Contains(out.String(), "p95 ÷ db floor 0.50; recorded/s ÷ db floor 2.00") {
+		!strings.Contains(out.String(), "p95 ÷ db floor 0.50; recorded/s ÷ db floor 2.00") ||
+		!strings.Contains(out.String(), "PostgreSQL CPU s API / db floor") {
 		t.Fatalf("both floors:\n%s", out.String())
 	}
 	var back map[string]json.RawMessage
@@ -172,5 +176,24 @@ func TestBusyShareIsOfTheWholeMachine(t *testing.T) {
 		if got := busyShare(s); got != "–" {
 			t.Errorf("%+v: %q, want –", s, got)
 		}
+	}
+}
+
+// dbCPU counts the database's own work: a query that keeps a backend busy
+// shows in it.
+func TestDBCPUCountsTheBackends(t *testing.T) {
+	ctx := context.Background()
+	db, err := openDBFloor(ctx, dbFloorOpts{url: testkit.DatabaseURL(t), conns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.close()
+	before := dbCPU()
+	var n int64
+	if err := db.pool.QueryRow(ctx, `SELECT count(*) FROM generate_series(1, 5000000)`).Scan(&n); err != nil || n != 5000000 {
+		t.Fatalf("count: %d %v", n, err)
+	}
+	if after := dbCPU(); before < 0 || after-before < 0.05 {
+		t.Fatalf("PostgreSQL CPU across a 5-million-row count: %.3f s → %.3f s", before, after)
 	}
 }

@@ -17,7 +17,8 @@ import (
 // schema of their own, emptied when the floor starts; the pool is the
 // size of the API's, so both wait on the same number of connections.
 type dbFloor struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	group *groupCommit // nil: each like commits alone (-floor-db-group: floorgroup.go)
 }
 
 // floorSchema is the scratch schema the database floor writes in.
@@ -26,7 +27,16 @@ const floorSchema = "nearbybench_floor"
 // apiPoolSize is guidepost's default pool (sql/db.go).
 const apiPoolSize = 16
 
-func openDBFloor(ctx context.Context, url string, conns int) (*dbFloor, error) {
+// dbFloorOpts is the database floor asked for: where, its pool, and
+// whether its likes share commits (floorgroup.go). url "" is none.
+type dbFloorOpts struct {
+	url   string
+	conns int
+	group bool
+}
+
+func openDBFloor(ctx context.Context, o dbFloorOpts) (*dbFloor, error) {
+	url, conns := o.url, o.conns
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("floor database: %w", err)
@@ -46,10 +56,19 @@ TRUNCATE `+floorSchema+`.sessions, `+floorSchema+`.guides, `+floorSchema+`.likes
 		pool.Close()
 		return nil, fmt.Errorf("floor schema: %w", err)
 	}
-	return &dbFloor{pool: pool}, nil
+	d := &dbFloor{pool: pool}
+	if o.group {
+		d.group = startGroupCommit(d)
+	}
+	return d, nil
 }
 
-func (d *dbFloor) close() { d.pool.Close() }
+func (d *dbFloor) close() {
+	if d.group != nil {
+		d.group.stop()
+	}
+	d.pool.Close()
+}
 
 func (d *dbFloor) guest(ctx context.Context) (string, error) {
 	id := newUUID()
@@ -63,13 +82,20 @@ func (d *dbFloor) newGuide(ctx context.Context) (string, error) {
 	return id, err
 }
 
-// like writes the like and reads the count in one statement. The count
+func (d *dbFloor) like(ctx context.Context, guide, token string) (int, bool, error) {
+	if d.group != nil {
+		return d.group.like(ctx, guide, token)
+	}
+	return d.likeOne(ctx, guide, token)
+}
+
+// likeOne writes the like and reads the count in one statement. The count
 // is the likes its snapshot sees plus its own when the snapshot does not
 // see it: inserted by this statement (a CTE's insert is invisible to its
 // siblings), or by a double tap that committed after the snapshot was
 // taken (ON CONFLICT waited for it). ins runs whether or not it is read:
 // PostgreSQL executes a data-modifying WITH exactly once.
-func (d *dbFloor) like(ctx context.Context, guide, token string) (int, bool, error) {
+func (d *dbFloor) likeOne(ctx context.Context, guide, token string) (int, bool, error) {
 	if !isUUID(guide) || !isUUID(token) {
 		return 0, false, nil
 	}

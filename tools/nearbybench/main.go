@@ -8,11 +8,13 @@
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 500
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -floor-db postgres://… -runs 3
+//	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -floor-db postgres://… -floor-db-group -runs 3 -storms 5
 //	bin/nearbybench -url http://127.0.0.1:8080 -likes 1000 -floor -runs 3 -storms 5
 //
 // With -floor the storm alternates between the API and a floor server
 // (floor.go) -runs times and prints each figure beside the floor's; with
-// -floor-db also beside a floor that commits each write (floordb.go).
+// -floor-db also beside a floor that commits each write (floordb.go), or
+// with -floor-db-group shares its commits as the API does (floorgroup.go).
 // -storms pools several storms of each into one run's figures.
 // -floor-cpus pins the floors, so that with this program under taskset
 // on other CPUs (and the API, PostgreSQL and Redis pinned with the
@@ -68,6 +70,7 @@ func main() {
 	floor := flag.Bool("floor", false, "likes: alternate the storm between the API and a floor server (the same routes from memory)")
 	floorDB := flag.String("floor-db", "", "likes -floor: also storm a database floor that commits each write in a scratch schema of this database (a PostgreSQL URL)")
 	floorConns := flag.Int("floor-db-conns", apiPoolSize, "likes -floor-db: the database floor's pool size (the API's by default)")
+	floorGroup := flag.Bool("floor-db-group", false, "likes -floor-db: the database floor's likes share commits as the API's do (4 committers, a 2 ms window) instead of one commit each")
 	runs := flag.Int("runs", 3, "likes -floor: runs against each")
 	flag.StringVar(&floorCPUs, "floor-cpus", "", "likes -floor: pin the floor servers to these CPUs (taskset -c list); pin this program apart with taskset, and the API and its database with the floors")
 	storms := flag.Int("storms", 1, "likes -floor: storms against each a run, alternating, pooled into the run's figures")
@@ -75,7 +78,8 @@ func main() {
 	flag.Parse()
 	if addr := os.Getenv(floorEnv); addr != "" {
 		conns, _ := strconv.Atoi(os.Getenv(floorConnsEnv))
-		if err := serveFloor(addr, os.Getenv(floorDBEnv), max(1, conns)); err != nil {
+		group, _ := strconv.ParseBool(os.Getenv(floorGroupEnv))
+		if err := serveFloor(addr, dbFloorOpts{os.Getenv(floorDBEnv), max(1, conns), group}); err != nil {
 			fmt.Fprintln(os.Stderr, "floor:", err)
 			os.Exit(1)
 		}
@@ -86,7 +90,7 @@ func main() {
 	var out any
 	switch {
 	case *likes > 0 && (*floor || *floorDB != ""):
-		cmp, err := stormBesideFloor(client, *base, *likes, *runs, max(1, *storms), *floorDB, *floorConns)
+		cmp, err := stormBesideFloor(client, *base, *likes, *runs, max(1, *storms), dbFloorOpts{*floorDB, *floorConns, *floorGroup})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
@@ -210,6 +214,7 @@ type likeSummary struct {
 	GeneratorCPU float64     `json:"generator_cpu_s"`  // this program, during the storm
 	HostCPU      float64     `json:"host_cpu_s"`       // the whole machine busy, during the storm; -1: unknown
 	HostCPUs     int         `json:"host_cpus"`        // the machine's CPUs
+	DBCPU        float64     `json:"db_cpu_s"`         // every PostgreSQL process on the machine, during the storm; -1: unknown
 	Storms       int         `json:"storms,omitempty"` // pooled into this summary (pool)
 
 	lats []time.Duration // every tap's, sorted, for pooling storms
@@ -273,13 +278,13 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 		}
 	}
 	time.Sleep(200 * time.Millisecond) // let every goroutine reach the gate
-	srv0, gen0 := serverCPU(), selfCPU()
+	srv0, gen0, db0 := serverCPU(), selfCPU(), dbCPU()
 	host0, cpus := hostCPU()
 	t0 := time.Now()
 	close(start)
 	wg.Wait()
 	took := time.Since(t0)
-	srv1, gen1 := serverCPU(), selfCPU()
+	srv1, gen1, db1 := serverCPU(), selfCPU(), dbCPU()
 	host1, _ := hostCPU()
 	var after struct {
 		LikeCount int64 `json:"like_count"`
@@ -287,7 +292,8 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 	post(client, "GET", base+"/v1/guides/"+g.ID, "", "", &after)
 	return pool([]likeSummary{{Users: users, Taps: 2 * users, Seconds: took.Seconds(), LikeCount: after.LikeCount,
 		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0,
-		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), HostCPUs: cpus, lats: lats}})
+		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), HostCPUs: cpus,
+		DBCPU: pick(db0 >= 0 && db1 >= 0, db1-db0, -1), lats: lats}})
 }
 
 func pick[T any](c bool, a, b T) T {

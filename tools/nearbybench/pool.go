@@ -25,6 +25,7 @@ func pool(storms []likeSummary) likeSummary {
 		out.GeneratorCPU += s.GeneratorCPU
 		out.HostCPUs = s.HostCPUs
 		out.HostCPU = pick(out.HostCPU >= 0 && s.HostCPU >= 0, out.HostCPU+s.HostCPU, -1)
+		out.DBCPU = pick(out.DBCPU >= 0 && s.DBCPU >= 0, out.DBCPU+s.DBCPU, -1)
 		out.lats = append(out.lats, s.lats...)
 	}
 	slices.Sort(out.lats)
