@@ -20,7 +20,7 @@ type benchLine struct {
 // floorsElsewhere names the tool that measures a floor the bench does
 // not run, so the table says where to look rather than nothing.
 var floorsElsewhere = map[string]string{
-	"likes":         "nearbybench -likes 1000 -floor",
+	"likes":         "nearbybench -likes 1000 -floor -floor-db URL -floor-db-group",
 	"upload-direct": "uploadbench -mode direct -floor",
 	"nearby":        "nearbybench (pgbench of the KNN query)",
 }

@@ -21,8 +21,9 @@ type ScaleRound struct {
 	On    RoundStep `json:"cache_on"`
 	Off   RoundStep `json:"cache_off"`
 	// Cold (-scale-rounds-cold) is the mix on a fresh server with Redis
-	// emptied, recorded the moment it answers, as the sizes' rows' cold
-	// figures are: nearly every read reaches the database.
+	// emptied, recorded the moment it answers, after the size's warm
+	// steps, as the sizes' rows' cold figures are: nearly every read
+	// reaches the database.
 	Cold   *RoundStep `json:"cold,omitempty"`
 	Errors []string   `json:"errors,omitempty"`
 }
@@ -91,18 +92,20 @@ func scaleRoundOne(ctx context.Context, base Config, db scaleDB, round int) Scal
 		return rr
 	}
 	name := fmt.Sprintf("%s-r%d", db.Label, round)
+	if rr.On, err = roundStep(ctx, c, db.URL, name+"-on", c.Scale.Warm); err != nil {
+		rr.Errors = append(rr.Errors, "cache on: "+err.Error())
+	}
+	if rr.Off, err = roundStep(ctx, c, db.URL, name+"-off", min(c.Scale.Warm, 15*time.Second), "GUIDES_CACHE=off"); err != nil {
+		rr.Errors = append(rr.Errors, "cache off: "+err.Error())
+	}
+	// Cold last, as the rows measure it after the same size's warm steps:
+	// PostgreSQL's buffers then hold this size's pages, not the other's.
 	if c.Scale.RoundsCold {
 		cold, err := coldRoundStep(ctx, c, db.URL, name+"-cold")
 		if err != nil {
 			rr.Errors = append(rr.Errors, "cold: "+err.Error())
 		}
 		rr.Cold = &cold
-	}
-	if rr.On, err = roundStep(ctx, c, db.URL, name+"-on", c.Scale.Warm); err != nil {
-		rr.Errors = append(rr.Errors, "cache on: "+err.Error())
-	}
-	if rr.Off, err = roundStep(ctx, c, db.URL, name+"-off", min(c.Scale.Warm, 15*time.Second), "GUIDES_CACHE=off"); err != nil {
-		rr.Errors = append(rr.Errors, "cache off: "+err.Error())
 	}
 	return rr
 }
@@ -119,10 +122,17 @@ func roundStep(ctx context.Context, c Config, dbURL, name string, warm time.Dura
 }
 
 // coldRoundStep is scaleCold's nearby step in a round: a fresh server,
-// Redis emptied, no fixture and no warm-up before the clock.
+// Redis emptied, nothing asked of it before the clock. The fixture's
+// users sign up on a server of their own first, as scaleCold's did on
+// the warm one: on the measured server the sign-ups would warm it, and
+// their statements would count in its PostgreSQL time.
 func coldRoundStep(ctx context.Context, c Config, dbURL, name string) (RoundStep, error) {
-	procs, err := scaleServer(ctx, &c, "scale-round-"+name)
+	procs, err := scaleReady(ctx, &c, "scale-round-"+name+"-fixture", name, 0)
 	if err != nil {
+		return RoundStep{PGCalls: -1}, err
+	}
+	procs.stop()
+	if procs, err = scaleServer(ctx, &c, "scale-round-"+name); err != nil {
 		return RoundStep{PGCalls: -1}, err
 	}
 	defer procs.stop()

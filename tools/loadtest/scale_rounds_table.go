@@ -24,7 +24,7 @@ func roundsMarkdown(rounds []ScaleRound) string {
 	}
 	sizes := roundSizes(rounds)
 	if len(sizes) < 2 {
-		return b.String()
+		return b.String() + coldRoundsMarkdown(rounds, "", "")
 	}
 	a, z := sizes[len(sizes)-2], sizes[len(sizes)-1]
 	cols := []func(ScaleRound) float64{
@@ -42,7 +42,8 @@ func roundsMarkdown(rounds []ScaleRound) string {
 }
 
 // coldRoundsMarkdown is the rounds' cold steps (-scale-rounds-cold), with
-// the same within-round ratios of the sizes a and z; "" when none ran.
+// the same within-round ratios of the sizes a and z (none when a is "":
+// one size); "" when none ran.
 func coldRoundsMarkdown(rounds []ScaleRound, a, z string) string {
 	if !slices.ContainsFunc(rounds, func(r ScaleRound) bool { return r.Cold != nil }) {
 		return ""
@@ -58,6 +59,9 @@ func coldRoundsMarkdown(rounds []ScaleRound, a, z string) string {
 	for _, r := range rounds {
 		c := cold(r)
 		fmt.Fprintf(&b, "| %d | %s | %.1f | %.1f | %s |\n", r.Round, r.Label, c.Nearby, c.Viewport, pgMs(c))
+	}
+	if a == "" {
+		return b.String()
 	}
 	q := func(f func(RoundStep) float64) string {
 		return ratioRange(withinRounds(rounds, a, z, func(r ScaleRound) float64 { return f(cold(r)) }))

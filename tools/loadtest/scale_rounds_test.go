@@ -84,6 +84,9 @@ func TestRoundsTableShowsColdStepsWithinRounds(t *testing.T) {
 			t.Errorf("cold table lacks %q:\n%s", want, md)
 		}
 	}
+	if one := roundsMarkdown(rounds[:1]); !strings.Contains(one, "| 1 | 1m | 3.0 | 10.0 | 1.00 |") || strings.Contains(one, "÷") {
+		t.Errorf("one size: its cold steps, without ratios:\n%s", one)
+	}
 	for i := range rounds {
 		rounds[i].Cold = nil
 	}

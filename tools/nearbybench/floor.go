@@ -253,18 +253,17 @@ func procCPU(pid int) float64 {
 	return (u + k) / 100 // USER_HZ
 }
 
-// dbCPU is the CPU seconds of every PostgreSQL process on this machine
-// (its backends, WAL writer, checkpointer…) from each one's
-// /proc/PID/schedstat, nanoseconds on a CPU: over a storm, what the
-// database spent on it, which the machine's busy time holds but cannot
-// tell apart. A process that exits within the storm takes its time with
-// it. -1 when /proc cannot be read.
-func dbCPU() float64 {
+// dbCPU is the nanoseconds on a CPU of every PostgreSQL process on this
+// machine (its backends, WAL writer, checkpointer…) by PID, from each
+// one's /proc/PID/schedstat: over a storm, what the database spent on
+// it, which the machine's busy time holds but cannot tell apart. nil when
+// /proc cannot be read or shows no PostgreSQL (it runs elsewhere).
+func dbCPU() map[string]int64 {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
-		return -1
+		return nil
 	}
-	var ns int64
+	var ns map[string]int64
 	for _, e := range ents {
 		pid := e.Name()
 		if pid[0] < '0' || pid[0] > '9' {
@@ -276,9 +275,32 @@ func dbCPU() float64 {
 		if b, err := os.ReadFile("/proc/" + pid + "/schedstat"); err == nil {
 			if f := strings.Fields(string(b)); len(f) > 0 {
 				n, _ := strconv.ParseInt(f[0], 10, 64)
-				ns += n
+				if ns == nil {
+					ns = map[string]int64{}
+				}
+				ns[pid] = n
 			}
 		}
+	}
+	return ns
+}
+
+// dbCPUSince is the CPU seconds PostgreSQL spent from before to after
+// (dbCPU), process by process: the difference of two totals fell when a
+// backend of a closing pool exited meanwhile, taking its whole life's
+// time with it. One that exits takes only its time since before; one
+// that began meanwhile (or reuses a PID) counts all of its own. -1 when
+// either is unknown.
+func dbCPUSince(before, after map[string]int64) float64 {
+	if before == nil || after == nil {
+		return -1
+	}
+	var ns int64
+	for pid, n := range after {
+		if b, ok := before[pid]; ok && b <= n {
+			n -= b
+		}
+		ns += n
 	}
 	return float64(ns) / 1e9
 }

@@ -76,6 +76,10 @@ func main() {
 	storms := flag.Int("storms", 1, "likes -floor: storms against each a run, alternating, pooled into the run's figures")
 	jsonOut := flag.Bool("json", false, "print the summary as JSON")
 	flag.Parse()
+	if *floorGroup && *floorDB == "" {
+		fmt.Fprintln(os.Stderr, "-floor-db-group needs -floor-db")
+		os.Exit(2)
+	}
 	if addr := os.Getenv(floorEnv); addr != "" {
 		conns, _ := strconv.Atoi(os.Getenv(floorConnsEnv))
 		group, _ := strconv.ParseBool(os.Getenv(floorGroupEnv))
@@ -293,7 +297,7 @@ func likeStorm(client *http.Client, base string, users int, serverCPU func() flo
 	return pool([]likeSummary{{Users: users, Taps: 2 * users, Seconds: took.Seconds(), LikeCount: after.LikeCount,
 		Answers: answers, ServerCPU: pick(srv0 >= 0 && srv1 >= 0, srv1-srv0, -1), GeneratorCPU: gen1 - gen0,
 		HostCPU: pick(host0 >= 0 && host1 >= 0, host1-host0, -1), HostCPUs: cpus,
-		DBCPU: pick(db0 >= 0 && db1 >= 0, db1-db0, -1), lats: lats}})
+		DBCPU: dbCPUSince(db0, db1), lats: lats}})
 }
 
 func pick[T any](c bool, a, b T) T {
