@@ -99,7 +99,7 @@ func (c *stormComparison) print(w io.Writer) {
 	if db {
 		fmt.Fprint(w, "db floor recorded/s | ")
 	}
-	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | PostgreSQL CPU s API"+pick(db, " / db floor", "")+" | generator CPU s API / floor | machine busy CPU s API / floor"+pick(db, " / db floor", "")+", and its share of the storms' time")
+	fmt.Fprintln(w, "API refused | server CPU s API / floor"+pick(db, " / db floor", "")+" | PostgreSQL CPU s API"+pick(db, " / db floor", "")+" | generator CPU s API / floor"+pick(db, " / db floor", "")+" | machine busy CPU s API / floor"+pick(db, " / db floor", "")+", and its share of the storms' time")
 	p95, rec := ratios(c.API, c.Floor)
 	dbP95, dbRec := ratios(c.API, c.FloorDB)
 	for i := range c.API {
@@ -120,7 +120,11 @@ func (c *stormComparison) print(w io.Writer) {
 		if db {
 			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].DBCPU)
 		}
-		fmt.Fprintf(w, " | %.2f / %.2f | %.2f / %.2f", a.GeneratorCPU, f.GeneratorCPU, a.HostCPU, f.HostCPU)
+		fmt.Fprintf(w, " | %.2f / %.2f", a.GeneratorCPU, f.GeneratorCPU)
+		if db {
+			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].GeneratorCPU)
+		}
+		fmt.Fprintf(w, " | %.2f / %.2f", a.HostCPU, f.HostCPU)
 		if db {
 			fmt.Fprintf(w, " / %.2f", c.FloorDB[i].HostCPU)
 		}

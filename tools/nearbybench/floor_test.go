@@ -100,7 +100,8 @@ func TestComparisonPrintsBothRatios(t *testing.T) {
 	c.print(&out)
 	if !strings.Contains(out.String(), "p95 ÷ floor 1.50; recorded/s ÷ floor 0.80") ||
 		!strings.Contains(out.String(), "p95 ÷ db floor 0.50; recorded/s ÷ db floor 2.00") ||
-		!strings.Contains(out.String(), "PostgreSQL CPU s API / db floor") {
+		!strings.Contains(out.String(), "PostgreSQL CPU s API / db floor") ||
+		!strings.Contains(out.String(), "generator CPU s API / floor / db floor") {
 		t.Fatalf("both floors:\n%s", out.String())
 	}
 	var back map[string]json.RawMessage
